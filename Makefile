@@ -1,0 +1,135 @@
+# efiresume — build, test, demo, bench.
+#   make            build/efiresume-x64.efi and build/efiresume-ia32.efi (+ host tools)
+#   make test       install what is missing, then run every test; ends with "N passed, N failed"
+#   make demo       hibernate a real kernel in QEMU and resume it through efiresume
+#   make bench      benchmarks (medians and ratios)
+#   make fuzz       libFuzzer targets for a bounded time (FUZZ_SECONDS, default 60 each)
+
+BUILD   ?= build
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+HOSTCC  ?= gcc
+CLANG   ?= clang
+WARN     = -Wall -Wextra -Werror
+SHELL    = /bin/bash
+
+# ---------------------------------------------------------------- EFI binaries
+EFI_SRCS  = $(wildcard efi/*.c) $(wildcard loader/*.c) $(wildcard image/*.c)
+EFI_INC   = -I. -I/usr/include/efi -I/usr/include/efi/protocol
+EFI_CFLAGS = $(WARN) -O2 -g0 -std=gnu11 -fpic -ffreestanding -fno-stack-protector -fno-strict-aliasing \
+	-fshort-wchar -fno-builtin -fno-tree-loop-distribute-patterns -DEFIRESUME_EFI -DEFIRESUME_VERSION=\"$(VERSION)\" $(EFI_INC)
+
+# Per-arch settings: x64 <-> x86_64 gnu-efi, ia32 <-> ia32 gnu-efi.
+x64_CFLAGS   = -DEFIRESUME_ARCH=\"x64\" -mno-red-zone -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -I/usr/include/efi/x86_64
+x64_LIBDIR   = /usr/lib
+x64_CRT0     = crt0-efi-x86_64.o
+x64_LDS      = elf_x86_64_efi.lds
+x64_LDARCH   =
+x64_TARGET   = efi-app-x86_64
+x64_ARCHDIR  = arch/x86_64
+x64_BADRELOC = R_X86_64_(64|32|32S|PC32|PLT32|GOTPCREL)[^A-Z]
+
+ia32_CFLAGS   = -DEFIRESUME_ARCH=\"ia32\" -m32 -march=i686 -mno-sse -mno-mmx -I/usr/include/efi/ia32
+ia32_LIBDIR   = /usr/lib32
+ia32_CRT0     = crt0-efi-ia32.o
+ia32_LDS      = elf_ia32_efi.lds
+ia32_LDARCH   = -m elf_i386
+ia32_TARGET   = efi-app-ia32
+ia32_ARCHDIR  = arch/i386
+ia32_BADRELOC = R_386_(32|PC32|GOT32|PLT32)[^A-Z]
+
+ARCHES = x64 ia32
+
+all: $(foreach a,$(ARCHES),$(BUILD)/efiresume-$(a).efi) host
+
+define efi_arch
+$(1)_SRCS = $$(EFI_SRCS) $$(wildcard $$($(1)_ARCHDIR)/*.c)
+$(1)_ASRCS = $$(wildcard $$($(1)_ARCHDIR)/*.S)
+$(1)_OBJS = $$(patsubst %.c,$(BUILD)/$(1)/%.o,$$($(1)_SRCS)) $$(patsubst %.S,$(BUILD)/$(1)/%.o,$$($(1)_ASRCS))
+
+$(BUILD)/$(1)/%.o: %.c $$(wildcard */*.h) $$(wildcard arch/*/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(EFI_CFLAGS) $$($(1)_CFLAGS) -I$$($(1)_ARCHDIR) -c $$< -o $$@
+
+$(BUILD)/$(1)/%.o: %.S
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$($(1)_CFLAGS) -I$$($(1)_ARCHDIR) -D__ASSEMBLY__ -c $$< -o $$@
+
+$(BUILD)/$(1)/efiresume.so: $$($(1)_OBJS)
+	$$(LD) $$($(1)_LDARCH) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined \
+		-T $$($(1)_LIBDIR)/$$($(1)_LDS) $$($(1)_LIBDIR)/$$($(1)_CRT0) $$^ \
+		-L$$($(1)_LIBDIR) -lefi -lgnuefi $$$$($$(CC) $$($(1)_CFLAGS) -print-libgcc-file-name) -o $$@
+	@# Build check: no undefined symbols, no absolute (non-RELATIVE) relocations.
+	@if nm -u $$@ | grep -q .; then echo "undefined symbols in $$@:"; nm -u $$@; rm -f $$@; exit 1; fi
+	@if readelf -rW $$@ | grep -E '$$($(1)_BADRELOC)'; then echo "absolute relocations in $$@"; rm -f $$@; exit 1; fi
+
+$(BUILD)/efiresume-$(1).efi: $(BUILD)/$(1)/efiresume.so
+	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j .rel.* -j .rela.* \
+		-j .reloc --target $$($(1)_TARGET) --subsystem=10 $$< $$@
+endef
+$(foreach a,$(ARCHES),$(eval $(call efi_arch,$(a))))
+
+# ---------------------------------------------------------------- host side
+HOST_CFLAGS = $(WARN) -O2 -g -std=gnu11 -I. -DEFIRESUME_HOST
+SAN_FLAGS   = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+HOST_LIB_SRCS = $(wildcard image/*.c) loader/config.c
+HOST_LIB_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_LIB_SRCS))
+HOST_SAN_OBJS = $(patsubst %.c,$(BUILD)/host-san/%.o,$(HOST_LIB_SRCS))
+UNIT_SRCS   = $(wildcard tests/unit/test_*.c)
+UNIT_BINS   = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
+UNIT_LIBS   = -lcmocka -llzo2 -llz4 -lz
+TOOL_SRCS   = $(wildcard tools/*.c)
+TOOL_BINS   = $(patsubst tools/%.c,$(BUILD)/%,$(TOOL_SRCS))
+
+host: $(TOOL_BINS) $(UNIT_BINS)
+
+$(BUILD)/host/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
+$(BUILD)/host-san/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+# Unit tests run under ASan+UBSan.
+$(BUILD)/unit/%: tests/unit/%.c $(HOST_SAN_OBJS) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $(SAN_FLAGS) $< $(HOST_SAN_OBJS) $(UNIT_LIBS) -o $@
+
+$(BUILD)/%: tools/%.c $(HOST_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) $(UNIT_LIBS) -o $@
+
+# ---------------------------------------------------------------- fuzzing
+FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_SECONDS ?= 60
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(HOST_LIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -I. -DEFIRESUME_HOST -fsanitize=fuzzer,address,undefined $< $(HOST_LIB_SRCS) -o $@
+fuzz-build: $(FUZZ_BINS)
+fuzz: deps $(FUZZ_BINS)
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# ---------------------------------------------------------------- top-level jobs
+deps:
+	tests/lib/deps.sh
+
+test: deps
+	$(MAKE) all fuzz-build
+	tests/run-all.sh
+
+unit: all
+	tests/run-all.sh unit
+
+demo: deps
+	$(MAKE) all
+	tests/demo.sh
+
+bench: deps
+	$(MAKE) all
+	tests/bench.sh
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all host deps test unit demo bench fuzz fuzz-build clean
+.SECONDARY:

@@ -1,0 +1,67 @@
+/* efi/: the only code that calls the firmware. Everything above it (loader/)
+ * goes through the functions declared here. */
+#ifndef EFIRESUME_EFI_EFI_H
+#define EFIRESUME_EFI_EFI_H
+
+#include <efi.h>
+#include <efilib.h>
+#include "image/shim.h"
+#include "image/swsusp.h"
+
+/* ---- efi/main.c */
+extern EFI_HANDLE er_image_handle;
+extern EFI_LOADED_IMAGE *er_loaded_image;
+
+/* ---- efi/log.c: every line starts with "efiresume: " (serial logs are matched on it) */
+void log_info(const CHAR16 *fmt, ...);
+void log_warn(const CHAR16 *fmt, ...);
+/* Logs "efiresume: error: <msg>: <status>" and returns status. */
+EFI_STATUS log_error_status(EFI_STATUS status, const CHAR16 *fmt, ...);
+/* Milliseconds since efiresume started (for phase timings); 0 if no timer is usable. */
+UINT64 er_time_ms(void);
+
+/* ---- efi/mem.c: allocations that are checked and logged at the point of failure */
+EFI_STATUS er_alloc(UINTN size, void **out);
+EFI_STATUS er_alloc_zero(UINTN size, void **out);
+void er_free(void *p);
+EFI_STATUS er_alloc_pages(UINTN pages, void **out);
+void er_free_pages(void *p, UINTN pages);
+
+/* ---- efi/file.c: files on the volume efiresume was started from */
+/* Directory of the running binary, e.g. L"\\EFI\\BOOT" (allocated). */
+EFI_STATUS er_self_dir(CHAR16 **out);
+/* Reads a whole file; returns EFI_NOT_FOUND quietly when it does not exist. */
+EFI_STATUS er_read_file(const CHAR16 *path, UINTN max_size, char **data, UINTN *size);
+BOOLEAN er_file_exists(const CHAR16 *path);
+
+/* ---- efi/blockdev.c */
+enum er_part_scheme { ER_PART_NONE = 0, ER_PART_MBR = 1, ER_PART_GPT = 2 };
+
+struct er_blockdev {
+	EFI_HANDLE handle;
+	EFI_BLOCK_IO *bio;
+	UINT32 block_size;
+	UINT32 io_align;
+	UINT64 size;                  /* bytes */
+	BOOLEAN partition;            /* a partition (LogicalPartition), not a whole disk */
+	enum er_part_scheme scheme;   /* from the HARDDRIVE device path node */
+	UINT32 part_number;
+	UINT8 partuuid[16];           /* GPT: unique partition GUID; MBR: disk signature in [0..3] */
+	BOOLEAN type_known;           /* partition type read from EFI_PARTITION_INFO */
+	BOOLEAN type_swap;            /* GPT 0657FD6D-... or MBR 0x82 */
+	char id[48];                  /* "PARTUUID=..." as Linux names it, or "disk N" */
+};
+
+/* Lists every Block I/O device with media present (allocated array). */
+EFI_STATUS er_blockdev_list(struct er_blockdev **devs, UINTN *count);
+/* Reads len bytes at byte offset; offset and len must be multiples of the block size and
+ * buf must satisfy the device's IoAlign (page-aligned buffers always do). */
+EFI_STATUS er_blockdev_read(const struct er_blockdev *d, UINT64 offset, void *buf, UINTN len);
+EFI_STATUS er_blockdev_write(const struct er_blockdev *d, UINT64 offset, const void *buf, UINTN len);
+
+/* ---- efi/boot.c */
+/* LoadImage + StartImage of path on our volume with UCS-2 load options.
+ * Returns only when the image could not be started or exited. */
+EFI_STATUS er_start_image(const CHAR16 *path, const CHAR16 *options);
+
+#endif

@@ -1,0 +1,44 @@
+/* Console logging; OVMF mirrors ConOut to the serial port. */
+#include "efi/efi.h"
+
+static void vlog(const CHAR16 *prefix, const CHAR16 *fmt, va_list ap)
+{
+	Print(L"efiresume: %s", prefix);
+	VPrint(fmt, ap);
+}
+
+void log_info(const CHAR16 *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(L"", fmt, ap);
+	va_end(ap);
+}
+
+void log_warn(const CHAR16 *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(L"warning: ", fmt, ap);
+	va_end(ap);
+}
+
+EFI_STATUS log_error_status(EFI_STATUS status, const CHAR16 *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(L"error: ", fmt, ap);
+	va_end(ap);
+	Print(L": %r\n", status);
+	return status;
+}
+
+UINT64 er_time_ms(void)
+{
+	/* RT->GetTime has 1 s resolution on many firmwares; the TSC is calibrated in
+	 * efi/timer.c once it exists. Until then report wall-clock milliseconds. */
+	EFI_TIME t;
+	if (EFI_ERROR(RT->GetTime(&t, NULL)))
+		return 0;
+	return ((UINT64)t.Hour * 3600 + t.Minute * 60 + t.Second) * 1000 + t.Nanosecond / 1000000;
+}

@@ -1,0 +1,283 @@
+/* efiresume.conf parser; see config.h. */
+#include "loader/config.h"
+
+void er_config_defaults(struct er_config *c)
+{
+	er_memset(c, 0, sizeof(*c));
+	c->timeout = ER_CONF_TIMEOUT_DEFAULT;
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+static int hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+bool er_guid_parse(const char *s, size_t n, uint8_t out[16])
+{
+	/* text order of the 16 bytes; the first three groups are little endian on disk */
+	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	uint8_t text[16];
+	size_t i = 0, b = 0;
+
+	if (n != 36)
+		return false;
+	while (i < n) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+			i++;
+			continue;
+		}
+		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		text[b++] = (uint8_t)(hi << 4 | lo);
+		i += 2;
+	}
+	for (b = 0; b < 16; b++)
+		out[order[b]] = text[b];
+	return true;
+}
+
+void er_guid_format(const uint8_t g[16], char out[37])
+{
+	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (size_t b = 0; b < 16; b++) {
+		if (b == 4 || b == 6 || b == 8 || b == 10)
+			out[o++] = '-';
+		out[o++] = hex[g[order[b]] >> 4];
+		out[o++] = hex[g[order[b]] & 15];
+	}
+	out[o] = 0;
+}
+
+static bool word_is(const char *w, size_t n, const char *lit)
+{
+	size_t l = er_strnlen(lit, 64);
+	return n == l && er_memcmp(w, lit, n) == 0;
+}
+
+static bool parse_bool(const char *v, size_t n, bool *out)
+{
+	if (word_is(v, n, "yes") || word_is(v, n, "true") || word_is(v, n, "on") || word_is(v, n, "1")) {
+		*out = true;
+		return true;
+	}
+	if (word_is(v, n, "no") || word_is(v, n, "false") || word_is(v, n, "off") || word_is(v, n, "0")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+static bool parse_uint(const char *v, size_t n, uint32_t max, uint32_t *out)
+{
+	uint32_t x = 0;
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+		x = x * 10 + (uint32_t)(v[i] - '0');
+		if (x > max)
+			return false;
+	}
+	*out = x;
+	return true;
+}
+
+/* Copy a value into a fixed buffer; fails (leaving dst alone) if it does not fit. */
+static bool copy_value(char *dst, size_t cap, const char *v, size_t n)
+{
+	if (n + 1 > cap)
+		return false;
+	er_memcpy(dst, v, n);
+	dst[n] = 0;
+	return true;
+}
+
+static const char *set_fallback(struct er_config *c, const char *v, size_t n)
+{
+	char tmp[ER_CONF_PATH_MAX];
+	size_t o = 0;
+
+	if (n == 0)
+		return "empty path";
+	if (n + 2 > sizeof(tmp))
+		return "path too long";
+	if (v[0] != '\\' && v[0] != '/')
+		tmp[o++] = '\\';
+	for (size_t i = 0; i < n; i++) {
+		char ch = v[i];
+		if (ch == '/')
+			ch = '\\';
+		if ((unsigned char)ch < 0x20 || ch == 0x7f)
+			return "control character in path";
+		if (ch == '\\' && o > 0 && tmp[o - 1] == '\\')
+			continue; /* fold "\\" */
+		tmp[o++] = ch;
+	}
+	tmp[o] = 0;
+	er_memcpy(c->fallback, tmp, o + 1);
+	return NULL;
+}
+
+static const char *set_resume(struct er_config *c, const char *v, size_t n)
+{
+	static const char pfx[] = "PARTUUID=";
+	size_t pl = sizeof(pfx) - 1;
+	if (n < pl || er_memcmp(v, pfx, pl) != 0)
+		return "only PARTUUID=<gpt-partition-guid> is supported";
+	if (!er_guid_parse(v + pl, n - pl, c->resume_partuuid))
+		return "malformed PARTUUID";
+	c->have_resume = true;
+	return NULL;
+}
+
+/* Handle one key/value pair; returns NULL when taken, else the reason it was ignored. */
+static const char *apply(struct er_config *c, const char *k, size_t kn, const char *v, size_t vn)
+{
+	if (word_is(k, kn, "timeout")) {
+		uint32_t t;
+		if (!parse_uint(v, vn, ER_CONF_TIMEOUT_MAX, &t))
+			return "expects seconds from 0 to 3600";
+		c->timeout = t;
+		return NULL;
+	}
+	if (word_is(k, kn, "fallback"))
+		return set_fallback(c, v, vn);
+	if (word_is(k, kn, "options")) {
+		for (size_t i = 0; i < vn; i++)
+			if ((unsigned char)v[i] < 0x20 && v[i] != '\t')
+				return "control character in options";
+		return copy_value(c->options, sizeof(c->options), v, vn) ? NULL : "options too long";
+	}
+	if (word_is(k, kn, "resume"))
+		return set_resume(c, v, vn);
+	if (word_is(k, kn, "dry-run")) {
+		bool b;
+		if (!parse_bool(v, vn, &b))
+			return "expects yes or no";
+		c->dry_run = b;
+		return NULL;
+	}
+	return "unknown key";
+}
+
+unsigned er_config_parse(struct er_config *c, const char *buf, size_t len,
+			 er_config_warn_fn warn, void *ctx)
+{
+	unsigned warnings = 0, lineno = 0;
+	size_t pos = 0;
+
+	/* UTF-8 byte order mark */
+	if (len >= 3 && (uint8_t)buf[0] == 0xef && (uint8_t)buf[1] == 0xbb && (uint8_t)buf[2] == 0xbf)
+		pos = 3;
+
+	while (pos < len) {
+		size_t end = pos, ks, ke, vs, ve;
+		char key[32];
+		const char *reason = NULL;
+
+		while (end < len && buf[end] != '\n')
+			end++;
+		lineno++;
+		ks = pos;
+		ve = end;
+		pos = end + 1;
+
+		while (ks < ve && is_space(buf[ks]))
+			ks++;
+		while (ve > ks && is_space(buf[ve - 1]))
+			ve--;
+		if (ks == ve || buf[ks] == '#')
+			continue;
+
+		ke = ks;
+		while (ke < ve && !is_space(buf[ke]) && buf[ke] != 0)
+			ke++;
+		vs = ke;
+		while (vs < ve && is_space(buf[vs]))
+			vs++;
+
+		/* the key as shown in warnings, cut to a printable prefix */
+		size_t kl = ER_MIN(ke - ks, sizeof(key) - 1);
+		for (size_t i = 0; i < kl; i++) {
+			unsigned char ch = (unsigned char)buf[ks + i];
+			key[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+		}
+		key[kl] = 0;
+
+		for (size_t i = ks; i < ve; i++)
+			if (buf[i] == 0) {
+				reason = "NUL byte in line";
+				break;
+			}
+		if (!reason && vs == ve)
+			reason = "missing value";
+		if (!reason)
+			reason = apply(c, buf + ks, ke - ks, buf + vs, ve - vs);
+		if (reason) {
+			warnings++;
+			if (warn)
+				warn(ctx, lineno, key, reason);
+		}
+	}
+	return warnings;
+}
+
+size_t er_utf8_to_ucs2(const char *s, uint16_t *out, size_t cap)
+{
+	size_t o = 0;
+	const uint8_t *p = (const uint8_t *)s;
+
+	if (cap == 0)
+		return 0;
+	while (*p && o + 1 < cap) {
+		uint32_t cp;
+		unsigned extra;
+		if (p[0] < 0x80) {
+			cp = p[0];
+			extra = 0;
+		} else if ((p[0] & 0xe0) == 0xc0) {
+			cp = p[0] & 0x1f;
+			extra = 1;
+		} else if ((p[0] & 0xf0) == 0xe0) {
+			cp = p[0] & 0x0f;
+			extra = 2;
+		} else {
+			cp = '?';
+			extra = 0;
+			/* 4-byte sequences (outside the BMP) and stray bytes: skip continuation bytes */
+			p++;
+			while ((*p & 0xc0) == 0x80)
+				p++;
+			out[o++] = (uint16_t)cp;
+			continue;
+		}
+		p++;
+		for (unsigned i = 0; i < extra; i++, p++) {
+			if ((*p & 0xc0) != 0x80) {
+				cp = '?';
+				break;
+			}
+			cp = cp << 6 | (*p & 0x3f);
+		}
+		out[o++] = (uint16_t)cp;
+	}
+	out[o] = 0;
+	return o;
+}

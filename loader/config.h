@@ -1,0 +1,46 @@
+/* efiresume.conf: plain "key value" lines, '#' comments (systemd-boot loader.conf style).
+ * Pure C: parsed from a byte buffer, so the same code runs in the loader and in host tests. */
+#ifndef EFIRESUME_LOADER_CONFIG_H
+#define EFIRESUME_LOADER_CONFIG_H
+
+#include "image/shim.h"
+
+#define ER_CONF_FILE        "efiresume.conf"
+#define ER_CONF_PATH_MAX    256     /* bytes of a fallback path, NUL included */
+#define ER_CONF_OPTIONS_MAX 1024    /* bytes of the options string, NUL included */
+#define ER_CONF_TIMEOUT_MAX 3600u
+#define ER_CONF_TIMEOUT_DEFAULT 3u
+
+struct er_config {
+	uint32_t timeout;                   /* seconds a prompt may wait, 0 = never wait */
+	char fallback[ER_CONF_PATH_MAX];    /* volume path with '\' separators, "" = none */
+	char options[ER_CONF_OPTIONS_MAX];  /* load options for the fallback (UTF-8 here) */
+	bool have_resume;                   /* resume PARTUUID=... given */
+	uint8_t resume_partuuid[16];        /* GUID, EFI byte order (as in a GPT entry) */
+	bool dry_run;                       /* verify and plan, never commit */
+};
+
+/* Called once for every ignored line: line number (1-based), the key as written
+ * (may be "" for a line without one) and a short reason. */
+typedef void (*er_config_warn_fn)(void *ctx, unsigned line, const char *key, const char *reason);
+
+void er_config_defaults(struct er_config *c);
+
+/* Parse buf[0..len) on top of the values already in *c. Returns the number of warnings. */
+unsigned er_config_parse(struct er_config *c, const char *buf, size_t len,
+			 er_config_warn_fn warn, void *ctx);
+
+/* "0657fd6d-a4ab-43c4-84e5-0933c84b4f4f" (either case) -> 16 bytes in EFI GUID byte order.
+ * Returns false on anything that is not exactly such a string of length n. */
+bool er_guid_parse(const char *s, size_t n, uint8_t out[16]);
+
+/* 16 bytes in EFI GUID order -> 36 lower-case characters + NUL. */
+void er_guid_format(const uint8_t g[16], char out[37]);
+
+
+
+/* UTF-8 -> UCS-2 (characters beyond the BMP and malformed bytes become '?').
+ * Writes at most cap units including the terminating 0; returns units written
+ * without the terminator. */
+size_t er_utf8_to_ucs2(const char *s, uint16_t *out, size_t cap);
+#endif

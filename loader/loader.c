@@ -1,0 +1,57 @@
+/* The story of a boot through efiresume. */
+#include "loader/loader.h"
+
+#define CONF_MAX_SIZE (64 * 1024)
+
+static void conf_warn(void *ctx, unsigned line, const char *key, const char *reason)
+{
+	log_warn(L"%s line %d: '%a': %a; ignored\n", (const CHAR16 *)ctx, line, key, reason);
+}
+
+static EFI_STATUS load_config(struct er_config *cfg)
+{
+	CHAR16 *dir = NULL, *path = NULL;
+	char *text = NULL;
+	UINTN size = 0;
+	EFI_STATUS err;
+
+	er_config_defaults(cfg);
+	err = er_self_dir(&dir);
+	if (EFI_ERROR(err))
+		return err;
+	path = PoolPrint(L"%s\\%a", dir, ER_CONF_FILE);
+	er_free(dir);
+	if (!path)
+		return log_error_status(EFI_OUT_OF_RESOURCES, L"cannot build the configuration path");
+	err = er_read_file(path, CONF_MAX_SIZE, &text, &size);
+	if (err == EFI_NOT_FOUND) {
+		log_info(L"no %s, using defaults\n", path);
+		err = EFI_SUCCESS;
+	} else if (!EFI_ERROR(err)) {
+		er_config_parse(cfg, text, size, conf_warn, path);
+		log_info(L"configuration %s read\n", path);
+		er_free(text);
+	}
+	FreePool(path);
+	return err;
+}
+
+EFI_STATUS er_loader_main(void)
+{
+	struct er_config cfg;
+	struct er_blockdev *devs = NULL;
+	struct er_swapdev image;
+	UINTN ndevs = 0;
+	EFI_STATUS err;
+
+	/* A broken configuration file still leaves the defaults in place: go on. */
+	load_config(&cfg);
+
+	err = er_blockdev_list(&devs, &ndevs);
+	if (!EFI_ERROR(err))
+		err = er_find_image(&cfg, devs, ndevs, &image);
+	if (!EFI_ERROR(err) && image.dev)
+		log_info(L"%a: resuming is not implemented in this build; booting normally\n", image.dev->id);
+	er_free(devs);
+	return er_run_fallback(&cfg);
+}

@@ -1,0 +1,27 @@
+/* loader/: the story of a resume — find, read, verify, plan, load, commit, hand off.
+ * It calls the firmware only through efi/. */
+#ifndef EFIRESUME_LOADER_LOADER_H
+#define EFIRESUME_LOADER_LOADER_H
+
+#include "efi/efi.h"
+#include "loader/config.h"
+
+/* A swap device and what its page 0 says. */
+struct er_swapdev {
+	struct er_blockdev *dev;
+	enum er_swap_kind kind;
+};
+
+/* loader/find.c: reports every swap device on the console (one line each) and
+ * fills *image with the one to resume (kind == ER_SWAP_IMAGE), if any. */
+EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, UINTN ndevs,
+			 struct er_swapdev *image);
+
+/* loader/fallback.c: start cfg->fallback with cfg->options. Returns an error for the
+ * firmware (so that its next boot option runs) when that is impossible. */
+EFI_STATUS er_run_fallback(const struct er_config *cfg);
+
+/* loader/loader.c */
+EFI_STATUS er_loader_main(void);
+
+#endif

@@ -1,0 +1,188 @@
+# The end-to-end harness: kernels, initramfs images, disks, QEMU runs, serial matching.
+# Sourced by tests/e2e/*.sh, tests/demo.sh and tests/bench.sh.
+#
+#   kernel_dir PKG [backports]     -> unpacked Debian package dir (cached)
+#   make_initramfs ARCH KDIR INIT OUT   busybox + virtio/efivarfs modules + INIT script
+#   make_disk OUT [SWAP_MB]        GPT: ESP (96 MiB FAT32) + Linux swap, fixed PARTUUIDs
+#   esp_put DISK SRC DEST          copy a file onto the ESP (DEST like ::/EFI/BOOT/BOOTX64.EFI)
+#   new_vars ARCH OUT              fresh copy of the OVMF variable store
+#   run_qemu ARCH DISK VARS LOG TIMEOUT [qemu args...]   one boot, headless, TCG
+#   expect LOG REGEX [what]        the (ANSI-stripped) serial log matches REGEX
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+ESP_MB=96
+ESP_START=2048                         # sectors
+SWAP_START=$((ESP_START + ESP_MB * 2048))
+SWAP_PARTUUID=5f0a9a56-3c7e-4d52-9b8e-1d2c3b4a5968
+ESP_PARTUUID=0e5c8a35-1b6f-4f4a-8d7e-6a5b4c3d2e1f
+GPT_SWAP_TYPE=0657FD6D-A4AB-43C4-84E5-0933C84B4F4F
+
+kernel_dir() {
+	"$TOP/tests/lib/fetch.sh" "$@"
+}
+
+# vmlinuz inside an unpacked linux-image package
+kernel_image() {
+	ls "$1"/boot/vmlinuz-* | head -1
+}
+
+busybox_for() {
+	case $1 in
+	x64) [ -x /bin/busybox ] || die "busybox-static missing (make deps)"; echo /bin/busybox ;;
+	ia32) echo "$(kernel_dir busybox-static:i386)/bin/busybox" ;;
+	esac
+}
+
+# make_initramfs ARCH KDIR INIT OUT
+make_initramfs() {
+	local arch=$1 kdir=$2 init=$3 out=$4 root m f
+	root=$(mktemp -d)
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,mnt,lib/modules,run}
+	cp "$(busybox_for "$arch")" "$root/bin/busybox"
+	for a in sh mount umount mkswap swapon swapoff insmod poweroff cat echo sleep md5sum dd head \
+		 grep sed awk ls mkdir rm cp sync tr od hexdump date wc printf reboot true false seq \
+		 kill ps uname cut test expr stat mknod chmod; do
+		ln -s busybox "$root/bin/$a"
+	done
+	# modules in load order; those built into the kernel are simply absent
+	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk efivarfs; do
+		f=$(find "$kdir"/lib/modules -name "$m.ko" -o -name "$m.ko.xz" | head -1)
+		[ -n "$f" ] || continue
+		case $f in
+		*.xz) xz -dc "$f" > "$root/lib/modules/$m.ko" ;;
+		*) cp "$f" "$root/lib/modules/$m.ko" ;;
+		esac
+		echo "$m" >> "$root/lib/modules/order"
+	done
+	cp "$init" "$root/init"
+	chmod +x "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+	rm -rf "$root"
+}
+
+# make_disk OUT [SWAP_MB]: a GPT disk, ESP formatted, swap partition left zero
+make_disk() {
+	local out=$1 swap_mb=${2:-1024} total
+	total=$(( (SWAP_START / 2048) + swap_mb + 1 ))
+	rm -f "$out"
+	truncate -s "${total}M" "$out"
+	sgdisk -n1:$ESP_START:+${ESP_MB}M -t1:ef00 -u1:$ESP_PARTUUID \
+		-n2:$SWAP_START:0 -t2:8200 -u2:$SWAP_PARTUUID "$out" >/dev/null
+	mformat -i "$out@@$((ESP_START * 512))" -F -T $((ESP_MB * 2048)) -v ESP ::
+	mmd -i "$out@@$((ESP_START * 512))" ::/EFI ::/EFI/BOOT
+}
+
+esp_put() {
+	mcopy -o -i "$1@@$((ESP_START * 512))" "$2" "$3"
+}
+
+# byte offset and size of the swap partition
+swap_offset() { echo $((SWAP_START * 512)); }
+swap_size() {
+	local end
+	end=$(sgdisk -i 2 "$1" | awk '/Last sector/{print $3}')
+	echo $(( (end - SWAP_START + 1) * 512 ))
+}
+
+# mkswap the swap partition from the host (no root: work on an extracted copy)
+mkswap_disk() {
+	local disk=$1 tmp size
+	tmp=$(mktemp)
+	size=$(swap_size "$disk")
+	truncate -s "$size" "$tmp"
+	mkswap -q -U "${2:-clear}" "$tmp" >/dev/null 2>&1 || mkswap "$tmp" >/dev/null
+	dd if="$tmp" of="$disk" bs=4096 count=1 seek=$((SWAP_START * 512 / 4096)) conv=notrunc status=none
+	rm -f "$tmp"
+}
+
+# page 0 of the swap partition, as a file
+swap_page0() {
+	dd if="$1" of="$2" bs=4096 count=1 skip=$((SWAP_START * 512 / 4096)) status=none
+}
+
+# the 10-byte signature at the end of the swap page 0
+swap_sig() {
+	dd if="$1" bs=1 count=10 skip=$((SWAP_START * 512 + 4086)) status=none | tr -d '\0'
+}
+
+# set_swap_sig DISK SIG: SIG is written NUL-padded to 10 bytes
+set_swap_sig() {
+	{ printf '%s' "$2"; head -c $((10 - ${#2})) /dev/zero; } | dd of="$1" bs=1 seek=$((SWAP_START * 512 + 4086)) conv=notrunc status=none
+}
+
+ovmf_code() {
+	case $1 in
+	x64) echo /usr/share/OVMF/OVMF_CODE_4M.fd ;;
+	ia32) echo /usr/share/OVMF/OVMF32_CODE_4M.secboot.fd ;;
+	esac
+}
+
+new_vars() {
+	case $1 in
+	x64) cp /usr/share/OVMF/OVMF_VARS_4M.fd "$2" ;;
+	ia32) cp /usr/share/OVMF/OVMF32_VARS_4M.fd "$2" ;;
+	esac
+}
+
+efi_boot_name() {
+	case $1 in
+	x64) echo BOOTX64.EFI ;;
+	ia32) echo BOOTIA32.EFI ;;
+	esac
+}
+
+# run_qemu ARCH DISK VARS LOG TIMEOUT [extra qemu args]: returns QEMU's status
+# (124 on timeout). MEM and SMP come from the environment (default 512, 1).
+run_qemu() {
+	local arch=$1 disk=$2 vars=$3 log=$4 tmo=$5 qemu machine
+	shift 5
+	case $arch in
+	x64) qemu=qemu-system-x86_64; machine=(-machine q35) ;;
+	ia32) qemu=qemu-system-i386
+	      machine=(-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on) ;;
+	esac
+	: > "$log"
+	timeout --foreground -k 5 "$tmo" $qemu "${machine[@]}" -accel tcg -m "${MEM:-512}" -smp "${SMP:-1}" \
+		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code "$arch")" \
+		-drive if=pflash,format=raw,unit=1,file="$vars" \
+		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
+		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
+}
+
+# the serial log without ANSI escapes and carriage returns
+clean_log() {
+	sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[()][A-Z0-9]//g' -e 's/\r//g' "$1"
+}
+
+expect() {
+	local log=$1 re=$2 what=${3:-$2}
+	clean_log "$log" > "$log.txt"
+	if grep -aEq -- "$re" "$log.txt"; then
+		echo "  ok: $what"
+	else
+		echo "  MISSING: $what (/$re/ in $log)"
+		echo "  --- last lines of $log:"
+		tail -25 "$log.txt" | sed 's/^/  | /'
+		return 1
+	fi
+}
+
+expect_not() {
+	local log=$1 re=$2 what=${3:-not $2}
+	clean_log "$log" > "$log.txt"
+	if grep -aEq -- "$re" "$log.txt"; then
+		echo "  UNEXPECTED: $what"
+		grep -aE -- "$re" "$log.txt" | head -5 | sed 's/^/  | /'
+		return 1
+	fi
+	echo "  ok: $what"
+}
+
+# A scratch directory for one test under the cache; kept after the run for inspection.
+scratch() {
+	local d="$CACHE/run/$1"
+	rm -rf "$d"
+	mkdir -p "$d"
+	echo "$d"
+}

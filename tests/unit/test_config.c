@@ -1,0 +1,184 @@
+/* Host tests for loader/config.c (efiresume.conf parser). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "loader/config.h"
+
+struct warnlog {
+	unsigned n;
+	unsigned line[16];
+	char key[16][32];
+	char reason[16][80];
+};
+
+static void collect(void *ctx, unsigned line, const char *key, const char *reason)
+{
+	struct warnlog *w = ctx;
+	if (w->n < 16) {
+		w->line[w->n] = line;
+		snprintf(w->key[w->n], sizeof(w->key[0]), "%s", key);
+		snprintf(w->reason[w->n], sizeof(w->reason[0]), "%s", reason);
+	}
+	w->n++;
+}
+
+static unsigned parse(struct er_config *c, struct warnlog *w, const char *text)
+{
+	er_config_defaults(c);
+	memset(w, 0, sizeof(*w));
+	return er_config_parse(c, text, strlen(text), collect, w);
+}
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	assert_int_equal(parse(&c, &w, ""), 0);
+	assert_int_equal(c.timeout, 3);
+	assert_string_equal(c.fallback, "");
+	assert_string_equal(c.options, "");
+	assert_false(c.have_resume);
+	assert_false(c.dry_run);
+}
+
+static void test_full(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	const char *text =
+		"# efiresume configuration\n"
+		"timeout 0\n"
+		"  fallback   \\EFI\\debian\\grubx64.efi  \r\n"
+		"options initrd=\\initrd.gz console=ttyS0,115200 quiet # not a comment\n"
+		"\n"
+		"\t# indented comment\n"
+		"resume PARTUUID=0657FD6D-A4AB-43C4-84E5-0933C84B4F4F\n"
+		"dry-run yes\n";
+	assert_int_equal(parse(&c, &w, text), 0);
+	assert_int_equal(c.timeout, 0);
+	assert_string_equal(c.fallback, "\\EFI\\debian\\grubx64.efi");
+	assert_string_equal(c.options, "initrd=\\initrd.gz console=ttyS0,115200 quiet # not a comment");
+	assert_true(c.have_resume);
+	static const uint8_t want[16] = { 0x6d, 0xfd, 0x57, 0x06, 0xab, 0xa4, 0xc4, 0x43,
+					  0x84, 0xe5, 0x09, 0x33, 0xc8, 0x4b, 0x4f, 0x4f };
+	assert_memory_equal(c.resume_partuuid, want, 16);
+	assert_true(c.dry_run);
+}
+
+static void test_slashes_and_relative(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	assert_int_equal(parse(&c, &w, "fallback EFI/linux//vmlinuz.efi"), 0);
+	assert_string_equal(c.fallback, "\\EFI\\linux\\vmlinuz.efi");
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	const char *text =
+		"timeout 5\n"
+		"timeout soon\n"         /* 2: not a number, keeps 5 */
+		"timeout 99999\n"        /* 3: out of range */
+		"colour blue\n"          /* 4: unknown key */
+		"fallback\n"             /* 5: missing value */
+		"resume /dev/sda2\n"     /* 6: unsupported device form */
+		"resume PARTUUID=1234\n" /* 7: malformed guid */
+		"dry-run perhaps\n"      /* 8 */
+		"options ok\n";
+	assert_int_equal(parse(&c, &w, text), 7);
+	assert_int_equal(w.n, 7);
+	unsigned lines[7] = { 2, 3, 4, 5, 6, 7, 8 };
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(w.line[i], lines[i]);
+	assert_string_equal(w.key[2], "colour");
+	assert_string_equal(w.reason[2], "unknown key");
+	assert_string_equal(w.reason[3], "missing value");
+	assert_int_equal(c.timeout, 5);
+	assert_string_equal(c.fallback, "");
+	assert_false(c.have_resume);
+	assert_false(c.dry_run);
+	assert_string_equal(c.options, "ok");
+}
+
+static void test_too_long(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	char text[4000];
+	strcpy(text, "fallback \\");
+	memset(text + 10, 'a', 300);
+	strcpy(text + 310, "\noptions ");
+	memset(text + 319, 'b', 2000);
+	text[2319] = 0;
+	assert_int_equal(parse(&c, &w, text), 2);
+	assert_string_equal(w.reason[0], "path too long");
+	assert_string_equal(w.reason[1], "options too long");
+	assert_string_equal(c.fallback, "");
+	assert_string_equal(c.options, "");
+}
+
+static void test_binary_garbage(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	const char text[] = "\xef\xbb\xbftimeout 7\nfall\0back x\n\x01\x02 y\noptions a\x01z\n";
+	er_config_defaults(&c);
+	memset(&w, 0, sizeof(w));
+	unsigned n = er_config_parse(&c, text, sizeof(text) - 1, collect, &w);
+	assert_int_equal(n, 3);
+	assert_int_equal(c.timeout, 7);
+	assert_string_equal(w.reason[0], "NUL byte in line");
+	assert_string_equal(w.key[1], "??");
+	assert_string_equal(w.reason[2], "control character in options");
+}
+
+static void test_no_trailing_newline_and_crlf(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	assert_int_equal(parse(&c, &w, "timeout 1\r\noptions a b c"), 0);
+	assert_int_equal(c.timeout, 1);
+	assert_string_equal(c.options, "a b c");
+}
+
+static void test_guid_roundtrip(void **state)
+{
+	(void)state;
+	uint8_t g[16];
+	char s[37];
+	assert_true(er_guid_parse("0657fd6d-a4ab-43c4-84e5-0933c84b4f4f", 36, g));
+	er_guid_format(g, s);
+	assert_string_equal(s, "0657fd6d-a4ab-43c4-84e5-0933c84b4f4f");
+	assert_false(er_guid_parse("0657fd6d-a4ab-43c4-84e5-0933c84b4f4", 35, g));
+	assert_false(er_guid_parse("0657fd6d_a4ab-43c4-84e5-0933c84b4f4f", 36, g));
+	assert_false(er_guid_parse("0657fd6d-a4ab-43c4-84e5-0933c84b4fzz", 36, g));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_slashes_and_relative),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_binary_garbage),
+		cmocka_unit_test(test_no_trailing_newline_and_crlf),
+		cmocka_unit_test(test_guid_roundtrip),
+	};
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
