@@ -1,0 +1,16 @@
+/* CRC-32 (reflected polynomial 0xEDB88320), slicing-by-8, freestanding. */
+#ifndef EFIRESUME_IMAGE_CRC32_H
+#define EFIRESUME_IMAGE_CRC32_H
+
+#include "image/shim.h"
+
+/* Linux crc32_le(seed, p, len): reflected poly 0xEDB88320, NO pre/post
+ * inversion. Chainable: er_crc32_le(er_crc32_le(s, a, n), b, m) is the CRC of
+ * a followed by b. */
+uint32_t er_crc32_le(uint32_t crc, const void *p, size_t len);
+
+/* zlib crc32(crc, p, len): with pre/post inversion; start with crc = 0;
+ * chainable the same way. er_crc32_zlib(c, p, n) == ~er_crc32_le(~c, p, n). */
+uint32_t er_crc32_zlib(uint32_t crc, const void *p, size_t len);
+
+#endif

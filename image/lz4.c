@@ -1,0 +1,226 @@
+/* LZ4 block decompressor: freestanding, bounds-checked on every path.
+ *
+ * Block format: a sequence of "sequences", each
+ *   token (hi nibble: literal length, lo nibble: match length - 4),
+ *   [literal length extension: bytes added while == 255], literals,
+ *   offset (LE16, 1..65535), [match length extension], 
+ * and the last sequence stops right after its literals (end of input).
+ *
+ * A two-stage fast path handles the common short sequence when both buffers
+ * have plenty of room left (copying 16 literal bytes and 18 match bytes
+ * unconditionally); the general path checks each length before copying and
+ * falls back to byte loops near the ends of the buffers.
+ */
+#include "image/lz4.h"
+
+typedef struct { uint64_t v; } __attribute__((packed, may_alias)) lz4_una64;
+typedef struct { uint16_t v; } __attribute__((packed, may_alias)) lz4_una16;
+
+static inline __attribute__((always_inline)) void lz4_copy8(uint8_t *d, const uint8_t *s)
+{
+	((lz4_una64 *)d)->v = ((const lz4_una64 *)s)->v;
+}
+static inline __attribute__((always_inline)) void lz4_copy2(uint8_t *d, const uint8_t *s)
+{
+	((lz4_una16 *)d)->v = ((const lz4_una16 *)s)->v;
+}
+
+#define LZ4_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define LZ4_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Smallest multiple of d >= 8, for overlapping matches with offset d < 8. */
+static const uint8_t lz4_overlap_step[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
+
+/* Copy a match of len >= 1 bytes from op - off (1 <= off <= op - out).
+ * May write up to 15 bytes past op + len: the caller guarantees len + 16 bytes
+ * of room at op. */
+static inline __attribute__((always_inline)) void lz4_match_wild(uint8_t *op, size_t off, size_t len)
+{
+	const uint8_t *m = op - off;
+	uint8_t *const oe = op + len;
+
+	if (LZ4_UNLIKELY(off < 8)) {
+		op[0] = m[0]; op[1] = m[1]; op[2] = m[2]; op[3] = m[3];
+		op[4] = m[4]; op[5] = m[5]; op[6] = m[6]; op[7] = m[7];
+		m = op + 8 - lz4_overlap_step[off];
+		op += 8;
+		while (op < oe) {
+			lz4_copy8(op, m);
+			op += 8;
+			m += 8;
+		}
+		return;
+	}
+	do {
+		lz4_copy8(op, m);
+		lz4_copy8(op + 8, m + 8);
+		op += 16;
+		m += 16;
+	} while (op < oe);
+}
+
+/* Length extension: add bytes while they are 255. Each byte adds at most 255,
+ * so checking the bound after each addition cannot overflow. */
+static inline int lz4_ext_len(const uint8_t **pip, const uint8_t *ip_end, size_t *len)
+{
+	const uint8_t *ip = *pip;
+	size_t b;
+
+	do {
+		if (LZ4_UNLIKELY(ip >= ip_end))
+			return ER_LZ4_E_INPUT_OVERRUN;
+		b = *ip++;
+		*len += b;
+		if (LZ4_UNLIKELY(*len > (SIZE_MAX >> 2)))
+			return ER_LZ4_E_ERROR;
+	} while (b == 255);
+	*pip = ip;
+	return ER_LZ4_E_OK;
+}
+
+int er_lz4_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len)
+{
+	const uint8_t *ip, *ip_end;
+	uint8_t *op, *op_end;
+	int err;
+
+	if (!out_len)
+		return ER_LZ4_E_INVALID_ARG;
+	*out_len = 0;
+	if (!in || !out)
+		return ER_LZ4_E_INVALID_ARG;
+
+	ip = in;
+	ip_end = in + in_len;
+	op = out;
+	op_end = out + out_cap;
+
+	if (in_len == 0)
+		return ER_LZ4_E_INPUT_OVERRUN;
+
+	for (;;) {
+		size_t token, lit, ml, off;
+
+		/* ip < ip_end here */
+		token = *ip++;
+		lit = token >> 4;
+
+		/* Fast path: short literals, room for 16 + 2 input and 32 output bytes. */
+		if (LZ4_LIKELY(lit != 15 && (size_t)(ip_end - ip) >= 16 && (size_t)(op_end - op) >= 32)) {
+			lz4_copy8(op, ip);
+			lz4_copy8(op + 8, ip + 8);
+			op += lit;
+			ip += lit;
+			off = er_le16(ip);
+			ip += 2;
+			ml = token & 15;
+			if (LZ4_LIKELY(ml != 15 && off >= 8 && off <= (size_t)(op - out))) {
+				const uint8_t *m = op - off;
+				lz4_copy8(op, m);
+				lz4_copy8(op + 8, m + 8);
+				lz4_copy2(op + 16, m + 16);
+				op += ml + 4;
+				goto next_token;
+			}
+			goto match;
+		}
+
+		if (lit == 15) {
+			err = lz4_ext_len(&ip, ip_end, &lit);
+			if (LZ4_UNLIKELY(err))
+				goto fail;
+		}
+		if (LZ4_UNLIKELY(lit > (size_t)(ip_end - ip))) {
+			err = ER_LZ4_E_INPUT_OVERRUN;
+			goto fail;
+		}
+		if (LZ4_UNLIKELY(lit > (size_t)(op_end - op))) {
+			err = ER_LZ4_E_OUTPUT_OVERRUN;
+			goto fail;
+		}
+		if (LZ4_LIKELY((size_t)(ip_end - ip) >= lit + 16 && (size_t)(op_end - op) >= lit + 16)) {
+			const uint8_t *const ie = ip + lit;
+			uint8_t *const oe = op + lit;
+			while (op < oe) {
+				lz4_copy8(op, ip);
+				lz4_copy8(op + 8, ip + 8);
+				op += 16;
+				ip += 16;
+			}
+			ip = ie;
+			op = oe;
+		} else {
+			size_t n = lit;
+			while (n > 0) {
+				*op++ = *ip++;
+				n--;
+			}
+		}
+
+		if (ip == ip_end)
+			break; /* last sequence: literals only */
+		if (LZ4_UNLIKELY((size_t)(ip_end - ip) < 2)) {
+			err = ER_LZ4_E_INPUT_OVERRUN;
+			goto fail;
+		}
+		off = er_le16(ip);
+		ip += 2;
+		ml = token & 15;
+
+match:
+		if (LZ4_UNLIKELY(off == 0)) {
+			err = ER_LZ4_E_ERROR;
+			goto fail;
+		}
+		if (LZ4_UNLIKELY(off > (size_t)(op - out))) {
+			err = ER_LZ4_E_LOOKBEHIND;
+			goto fail;
+		}
+		if (ml == 15) {
+			err = lz4_ext_len(&ip, ip_end, &ml);
+			if (LZ4_UNLIKELY(err))
+				goto fail;
+		}
+		ml += 4;
+		if (LZ4_LIKELY((size_t)(op_end - op) >= ml + 16)) {
+			lz4_match_wild(op, off, ml);
+			op += ml;
+		} else {
+			const uint8_t *m = op - off;
+			if (LZ4_UNLIKELY(ml > (size_t)(op_end - op))) {
+				err = ER_LZ4_E_OUTPUT_OVERRUN;
+				goto fail;
+			}
+			do
+				*op++ = *m++;
+			while (--ml > 0);
+		}
+
+next_token:
+		/* A block must end with a literals-only sequence. */
+		if (LZ4_UNLIKELY(ip >= ip_end)) {
+			err = ER_LZ4_E_INPUT_OVERRUN;
+			goto fail;
+		}
+	}
+
+	*out_len = (size_t)(op - out);
+	return ER_LZ4_E_OK;
+
+fail:
+	*out_len = (size_t)(op - out);
+	return err;
+}
+
+const char *er_lz4_strerror(int err)
+{
+	switch (err) {
+	case ER_LZ4_E_OK:             return "success";
+	case ER_LZ4_E_ERROR:          return "malformed LZ4 block";
+	case ER_LZ4_E_INPUT_OVERRUN:  return "LZ4 input overrun (truncated block)";
+	case ER_LZ4_E_OUTPUT_OVERRUN: return "LZ4 output overrun (output buffer too small)";
+	case ER_LZ4_E_LOOKBEHIND:     return "LZ4 offset points before the output start";
+	case ER_LZ4_E_INVALID_ARG:    return "LZ4 invalid argument";
+	default:                      return "unknown LZ4 error";
+	}
+}

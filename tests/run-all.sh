@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs the test suite and ends with one line "N passed, N failed".
+#   tests/run-all.sh [GROUP...]   groups: unit fuzz e2e (default: all of them)
+# E2E cases run two at a time (QEMU under TCG is one busy thread per vCPU).
+set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
+cd "$TOP"
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz e2e)
+JOBS=${TEST_JOBS:-2}
+logdir="$BUILD/test-logs"
+rm -rf "$logdir"; mkdir -p "$logdir"
+
+cases=()
+add() { cases+=("$1|$2"); }   # name|command
+
+for g in "${groups[@]}"; do
+	case $g in
+	unit)
+		for t in "$BUILD"/unit/test_*; do [ -x "$t" ] && add "unit/$(basename "$t")" "$t"; done ;;
+	fuzz)
+		for f in "$BUILD"/fuzz/fuzz_*; do [ -x "$f" ] && add "fuzz/$(basename "$f")" "tests/fuzz/run.sh ${FUZZ_SMOKE_SECONDS:-15} $(basename "$f")"; done ;;
+	e2e)
+		while read -r name cmd; do
+			case $name in ''|'#'*) continue ;; esac
+			add "e2e/$name" "$cmd"
+		done < tests/e2e/cases ;;
+	*) echo "unknown group $g" >&2; exit 2 ;;
+	esac
+done
+
+passed=0 failed=0 failures=()
+declare -A pid_of
+run_case() {
+	local name=$1 cmd=$2 log="$logdir/${1//\//_}.log" t0=$SECONDS
+	bash -c "$cmd" > "$log" 2>&1
+	local rc=$?
+	echo "$rc $((SECONDS - t0))" > "$log.rc"
+}
+
+running=()
+start=$SECONDS
+for c in "${cases[@]}"; do
+	name=${c%%|*} cmd=${c#*|}
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+	echo "RUN   $name"
+	run_case "$name" "$cmd" &
+done
+wait
+
+for c in "${cases[@]}"; do
+	name=${c%%|*}
+	log="$logdir/${name//\//_}.log"
+	read -r rc secs < "$log.rc" || { rc=99; secs=0; }
+	if [ "$rc" = 0 ]; then
+		passed=$((passed + 1)); echo "PASS  $name (${secs}s)"
+	else
+		failed=$((failed + 1)); failures+=("$name"); echo "FAIL  $name (${secs}s, status $rc)"
+		sed 's/^/      /' "$log" | tail -60
+	fi
+done
+echo "suite took $((SECONDS - start)) s; logs in $logdir"
+[ $failed -eq 0 ] || echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
