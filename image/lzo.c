@@ -166,12 +166,12 @@ literal_run:
 					ip = ie;
 					op = oe;
 				} else {
-					if ((size_t)(op_end - op) < t) {
-						err = ER_LZO_E_OUTPUT_OVERRUN;
-						goto fail;
-					}
 					if ((size_t)(ip_end - ip) < t + 3) {
 						err = ER_LZO_E_INPUT_OVERRUN;
+						goto fail;
+					}
+					if ((size_t)(op_end - op) < t) {
+						err = ER_LZO_E_OUTPUT_OVERRUN;
 						goto fail;
 					}
 					do

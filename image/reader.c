@@ -1,0 +1,456 @@
+/* Linux hibernation image reader; see reader.h. */
+#include "image/reader.h"
+#include "image/crc32.h"
+#include "image/fmt.h"
+#include "image/lz4.h"
+#include "image/lzo.h"
+
+static const struct {
+	const char *name, *text;
+} reasons[ER_R_COUNT] = {
+	[ER_OK] = { "ok", "the image is resumable" },
+	[ER_R_IO] = { "io-error", "the swap device could not be read" },
+	[ER_R_NO_SIGNATURE] = { "no-signature", "no hibernation image signature (S1SUSPEND) in page 0" },
+	[ER_R_FLAGS] = { "unsupported-flags", "the swsusp header carries flag bits this loader does not understand" },
+	[ER_R_MAP] = { "bad-map", "the swap map chain is invalid (entry outside the partition, loop, or truncated)" },
+	[ER_R_MAGIC] = { "bad-arch-magic", "the image header has no known architecture magic" },
+	[ER_R_ARCH] = { "wrong-arch", "the image was written for another architecture than this loader" },
+	[ER_R_HEADER] = { "bad-header", "the image header's page counts are inconsistent" },
+	[ER_R_PFN] = { "bad-pfn-list", "the list of saved page frames is invalid" },
+	[ER_R_PFN_NOT_RAM] = { "pfn-outside-ram", "a saved page lies outside this machine's RAM" },
+	[ER_R_CHUNK_LEN] = { "bad-chunk-length", "a compressed chunk has an impossible length" },
+	[ER_R_DECOMPRESS] = { "decompression-error", "a compressed chunk does not decompress" },
+	[ER_R_COUNTS] = { "page-count-mismatch", "the image data does not add up to its page counts" },
+	[ER_R_CRC] = { "crc-mismatch", "the CRC32 of the image data differs from the one recorded" },
+	[ER_R_E820] = { "memory-map-differs", "this machine's memory map differs from the one the image was made on" },
+	[ER_R_HW_SIG] = { "hw-signature-differs", "the ACPI hardware signature differs from the image's" },
+	[ER_R_NOMEM] = { "no-memory", "not enough free memory to load the image" },
+	[ER_R_SINK] = { "load-refused", "the loader could not place a page" },
+	[ER_R_CPUS] = { "cpu-mismatch", "this machine's CPUs do not fit the image" },
+	[ER_R_OTHER] = { "other", "the image cannot be resumed" },
+};
+
+const char *er_reason_name(enum er_reason r)
+{
+	return (unsigned)r < ER_R_COUNT ? reasons[r].name : "unknown";
+}
+
+const char *er_reason_text(enum er_reason r)
+{
+	return (unsigned)r < ER_R_COUNT ? reasons[r].text : "unknown reason";
+}
+
+const char *er_arch_name(enum er_arch a)
+{
+	return a == ER_ARCH_X86_64 ? "x86_64" : a == ER_ARCH_I386 ? "i386" : "unknown";
+}
+
+const char *er_comp_name(enum er_comp c)
+{
+	return c == ER_COMP_LZO ? "lzo" : c == ER_COMP_LZ4 ? "lz4" : "none";
+}
+
+#define FAIL(err, r, ...)                                                   \
+	do {                                                                \
+		if (err) {                                                  \
+			(err)->reason = (r);                                \
+			er_snprintf((err)->detail, sizeof((err)->detail), __VA_ARGS__); \
+		}                                                           \
+		return (r);                                                 \
+	} while (0)
+
+static enum er_reason read_pages(const struct er_source *src, uint64_t page, uint64_t n, void *buf,
+				 struct er_error *err)
+{
+	if (page >= src->pages || n > src->pages - page)
+		FAIL(err, ER_R_MAP, "page %llu+%llu is beyond the partition's %llu pages",
+		     (unsigned long long)page, (unsigned long long)n, (unsigned long long)src->pages);
+	if (src->read(src->ctx, page, n, buf) != 0)
+		FAIL(err, ER_R_IO, "reading %llu page(s) at page %llu failed", (unsigned long long)n,
+		     (unsigned long long)page);
+	return ER_OK;
+}
+
+static uint64_t get_word(const uint8_t *p, unsigned word)
+{
+	return word == 8 ? er_le64(p) : er_le32(p);
+}
+
+static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, struct er_error *err)
+{
+	bool is64 = er_le64(h + 24) == ER_RESTORE_MAGIC_64;
+	bool is32 = er_le32(h + 12) == ER_RESTORE_MAGIC_32;
+	const uint8_t *info;
+
+	if (is64 == is32)
+		FAIL(err, ER_R_MAGIC, "magic at offset 24 is 0x%llx (x86_64 wants 0x%llx), at 12 is 0x%x (i386 wants 0x%x)",
+		     (unsigned long long)er_le64(h + 24), (unsigned long long)ER_RESTORE_MAGIC_64,
+		     er_le32(h + 12), ER_RESTORE_MAGIC_32);
+	if (is64) {
+		img->arch = ER_ARCH_X86_64;
+		img->word = 8;
+		img->jump_address = er_le64(h + 0);
+		img->jump_address_phys = er_le64(h + 8);
+		img->cr3 = er_le64(h + 16);
+		img->magic = er_le64(h + 24);
+		img->e820_checksum = er_le64(h + 32);
+		info = h + 392;
+		img->version_code = er_le32(info);
+		img->num_physpages = er_le64(h + 400);
+		img->cpus = er_le32(h + 408);
+		img->image_pages = er_le64(h + 416);
+		img->pages = er_le64(h + 424);
+		img->size = er_le64(h + 432);
+	} else {
+		img->arch = ER_ARCH_I386;
+		img->word = 4;
+		img->jump_address = er_le32(h + 0);
+		img->jump_address_phys = er_le32(h + 4);
+		img->cr3 = er_le32(h + 8);
+		img->magic = er_le32(h + 12);
+		img->e820_checksum = er_le32(h + 16);
+		img->version_code = er_le32(h + 392);
+		img->num_physpages = er_le32(h + 396);
+		img->cpus = er_le32(h + 400);
+		img->image_pages = er_le32(h + 404);
+		img->pages = er_le32(h + 408);
+		img->size = er_le32(h + 412);
+	}
+
+	/* pages = image_pages + nr_meta_pages + 1, nr_meta_pages holding every PFN
+	 * (zero pages included, 6.6+), so nr_meta_pages >= ceil(image_pages * word / 4096). */
+	uint64_t per_page = ER_PAGE_SIZE / img->word;
+	if (img->image_pages == 0 || img->pages < img->image_pages + 2 || img->pages > (1ull << 40))
+		FAIL(err, ER_R_HEADER, "image_pages %llu, pages %llu", (unsigned long long)img->image_pages,
+		     (unsigned long long)img->pages);
+	img->nr_meta_pages = img->pages - img->image_pages - 1;
+	img->pfn_cap = img->nr_meta_pages * per_page;
+	if (img->nr_meta_pages < (img->image_pages + per_page - 1) / per_page)
+		FAIL(err, ER_R_HEADER, "%llu meta pages cannot list %llu PFNs", (unsigned long long)img->nr_meta_pages,
+		     (unsigned long long)img->image_pages);
+	if (img->size != img->pages * ER_PAGE_SIZE && !(img->word == 4 && img->size == (uint32_t)(img->pages * ER_PAGE_SIZE)))
+		FAIL(err, ER_R_HEADER, "size %llu is not pages %llu * 4096", (unsigned long long)img->size,
+		     (unsigned long long)img->pages);
+	if (img->num_physpages == 0 || img->pfn_cap > img->num_physpages + per_page)
+		FAIL(err, ER_R_HEADER, "%llu meta pages for %llu physical pages", (unsigned long long)img->nr_meta_pages,
+		     (unsigned long long)img->num_physpages);
+	if (img->jump_address_phys & (ER_PAGE_SIZE - 1) || img->cr3 & (ER_PAGE_SIZE - 1))
+		FAIL(err, ER_R_HEADER, "jump_address_phys 0x%llx / cr3 0x%llx not page aligned",
+		     (unsigned long long)img->jump_address_phys, (unsigned long long)img->cr3);
+	return ER_OK;
+}
+
+enum er_reason er_image_open(struct er_image *img, const struct er_source *src, uint8_t *page,
+			     struct er_error *err)
+{
+	enum er_reason r;
+
+	er_memset(img, 0, sizeof(*img));
+	if (err) {
+		err->reason = ER_OK;
+		err->detail[0] = 0;
+	}
+	if (src->pages < 3)
+		FAIL(err, ER_R_NO_SIGNATURE, "the device has only %llu pages", (unsigned long long)src->pages);
+	r = read_pages(src, 0, 1, page, err);
+	if (r)
+		return r;
+	if (er_swap_classify(page) != ER_SWAP_IMAGE)
+		FAIL(err, ER_R_NO_SIGNATURE, "page 0 ends in \"%s\"", er_swap_classify(page) == ER_SWAP_PLAIN ? "SWAPSPACE2" : "no swap signature");
+
+	img->hw_sig = er_le32(page + ER_HDR_HW_SIG);
+	img->crc32 = er_le32(page + ER_HDR_CRC32);
+	img->first_map = er_le64(page + ER_HDR_IMAGE);
+	img->flags = er_le32(page + ER_HDR_FLAGS);
+	for (unsigned i = 0; i < 10; i++) {
+		uint8_t ch = page[ER_HDR_ORIG_SIG + i];
+		img->orig_sig[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+	}
+	img->orig_sig[10] = 0;
+
+	if (img->flags & ~ER_SF_KNOWN)
+		FAIL(err, ER_R_FLAGS, "flags 0x%x has unknown bits 0x%x", img->flags, img->flags & ~ER_SF_KNOWN);
+	if ((img->flags & ER_SF_NOCOMPRESS_MODE) && (img->flags & ER_SF_LZ4))
+		FAIL(err, ER_R_FLAGS, "flags 0x%x: LZ4 on an uncompressed image", img->flags);
+	img->comp = (img->flags & ER_SF_NOCOMPRESS_MODE) ? ER_COMP_NONE
+		  : (img->flags & ER_SF_LZ4) ? ER_COMP_LZ4 : ER_COMP_LZO;
+	/* the swap signature must be restorable: orig_sig is what swapon will look for */
+	if (er_memcmp(page + ER_HDR_ORIG_SIG, "SWAPSPACE2", 10) != 0 &&
+	    er_memcmp(page + ER_HDR_ORIG_SIG, "SWAP-SPACE", 10) != 0)
+		FAIL(err, ER_R_HEADER, "orig_sig \"%s\" is not a swap signature", img->orig_sig);
+	if (img->first_map == 0 || img->first_map >= src->pages)
+		FAIL(err, ER_R_MAP, "first map page %llu outside the partition (%llu pages)",
+		     (unsigned long long)img->first_map, (unsigned long long)src->pages);
+
+	r = read_pages(src, img->first_map, 1, page, err);
+	if (r)
+		return r;
+	img->header_swap_page = er_le64(page);
+	if (img->header_swap_page == 0 || img->header_swap_page >= src->pages)
+		FAIL(err, ER_R_MAP, "header page %llu outside the partition", (unsigned long long)img->header_swap_page);
+	r = read_pages(src, img->header_swap_page, 1, page, err);
+	if (r)
+		return r;
+	r = parse_header_page(img, page, err);
+	if (r)
+		return r;
+
+	/* the longest stream this header allows, hence the map pages it can need */
+	uint64_t body = img->pages - 1, stream_max;
+	if (img->comp == ER_COMP_NONE)
+		stream_max = img->pages;
+	else
+		stream_max = 1 + (body + ER_CHUNK_PAGES - 1) / ER_CHUNK_PAGES * ER_CHUNK_STORED_PAGES_MAX;
+	if (stream_max > src->pages)
+		stream_max = src->pages;
+	img->map_pages_max = stream_max / ER_MAP_ENTRIES + 2;
+	return ER_OK;
+}
+
+enum er_reason er_image_load_map(struct er_image *img, const struct er_source *src, uint8_t *map_buf,
+				 uint64_t cap_pages, struct er_error *err)
+{
+	uint64_t at = img->first_map, n = 0, used = 0;
+	bool ended = false;
+	enum er_reason r;
+
+	for (;;) {
+		if (n >= cap_pages || n >= img->map_pages_max)
+			FAIL(err, ER_R_MAP, "map chain longer than %llu pages (a loop?)", (unsigned long long)n);
+		if (at == 0 || at >= src->pages)
+			FAIL(err, ER_R_MAP, "map page %llu points outside the partition (page %llu)",
+			     (unsigned long long)n, (unsigned long long)at);
+		uint8_t *mp = map_buf + n * ER_PAGE_SIZE;
+		r = read_pages(src, at, 1, mp, err);
+		if (r)
+			return r;
+		for (unsigned k = 0; k < ER_MAP_ENTRIES; k++) {
+			uint64_t e = er_le64(mp + 8 * k);
+			if (e == 0) {
+				ended = true;
+				continue;
+			}
+			if (ended)
+				FAIL(err, ER_R_MAP, "map page %llu entry %u follows an empty entry", (unsigned long long)n, k);
+			if (e >= src->pages)
+				FAIL(err, ER_R_MAP, "map page %llu entry %u = %llu outside the partition (%llu pages)",
+				     (unsigned long long)n, k, (unsigned long long)e, (unsigned long long)src->pages);
+			used++;
+		}
+		n++;
+		at = er_le64(mp + 8 * ER_MAP_ENTRIES);
+		if (at == 0)
+			break;
+		if (ended)
+			FAIL(err, ER_R_MAP, "map page %llu is not full but the chain goes on", (unsigned long long)n - 1);
+	}
+	img->map = map_buf;
+	img->map_pages = n;
+	img->stream_pages = used;
+	if (used < 2)
+		FAIL(err, ER_R_MAP, "the map lists only %llu page(s)", (unsigned long long)used);
+	if (img->comp == ER_COMP_NONE && used < img->pages)
+		FAIL(err, ER_R_MAP, "the map lists %llu pages, the image has %llu", (unsigned long long)used,
+		     (unsigned long long)img->pages);
+	return ER_OK;
+}
+
+/* ------------------------------------------------------------------ streaming */
+
+struct window {
+	const struct er_image *img;
+	const struct er_source *src;
+	uint8_t *io;
+	uint64_t cap, start, count;
+};
+
+static uint64_t map_entry(const struct er_image *img, uint64_t s)
+{
+	return er_le64(img->map + (s / ER_MAP_ENTRIES) * ER_PAGE_SIZE + (s % ER_MAP_ENTRIES) * 8);
+}
+
+/* Make stream pages [s, s+n) available; reads ahead as far as the buffer allows,
+ * one read per run of consecutive swap pages. */
+static enum er_reason window_get(struct window *w, uint64_t s, uint64_t n, const uint8_t **out,
+				 struct er_error *err)
+{
+	const struct er_image *img = w->img;
+	enum er_reason r;
+
+	if (n > w->cap || s > img->stream_pages || n > img->stream_pages - s)
+		FAIL(err, ER_R_MAP, "the image needs stream pages %llu..%llu, the map lists %llu",
+		     (unsigned long long)s, (unsigned long long)(s + n - 1), (unsigned long long)img->stream_pages);
+	if (s >= w->start && s + n <= w->start + w->count) {
+		*out = w->io + (s - w->start) * ER_PAGE_SIZE;
+		return ER_OK;
+	}
+	uint64_t keep = 0;
+	if (s >= w->start && s < w->start + w->count) {
+		keep = w->start + w->count - s;
+		er_memmove(w->io, w->io + (s - w->start) * ER_PAGE_SIZE, keep * ER_PAGE_SIZE);
+	}
+	w->start = s;
+	w->count = keep;
+	uint64_t want = ER_MIN(w->cap, img->stream_pages - s);
+	while (w->count < want) {
+		uint64_t first = s + w->count, dev = map_entry(img, first), run = 1;
+		while (w->count + run < want && map_entry(img, first + run) == dev + run)
+			run++;
+		r = read_pages(w->src, dev, run, w->io + w->count * ER_PAGE_SIZE, err);
+		if (r)
+			return r;
+		w->count += run;
+	}
+	*out = w->io;
+	return ER_OK;
+}
+
+struct body {
+	struct er_image *img;
+	const struct er_sink *sink;
+	uint64_t *pfns;
+	uint64_t done;      /* body pages delivered */
+	uint64_t total;     /* nr_meta_pages + image_pages */
+	uint64_t nonzero;   /* non-zero PFNs listed */
+	uint64_t cursor;    /* next PFN index for a data page */
+	uint64_t last_pfn;
+	bool have_last;
+};
+
+static enum er_reason body_page(struct body *b, const uint8_t *p, struct er_error *err)
+{
+	struct er_image *img = b->img;
+	unsigned word = img->word;
+	uint64_t end = word == 8 ? ~0ull : 0xffffffffull;
+	uint64_t zero_bit = word == 8 ? (1ull << 63) : (1ull << 31);
+	uint64_t max_pfn = word == 8 ? (1ull << 40) : (1ull << 24);   /* 52 / 36 physical address bits */
+
+	if (b->done >= b->total)
+		FAIL(err, ER_R_COUNTS, "more data than %llu body pages", (unsigned long long)b->total);
+	if (b->done < img->nr_meta_pages) {
+		for (unsigned k = 0; k < ER_PAGE_SIZE / word; k++) {
+			uint64_t v = get_word(p + k * word, word);
+			if (v == end)
+				break;
+			bool zero = (v & zero_bit) != 0;
+			uint64_t pfn = v & ~zero_bit;
+			if (pfn >= max_pfn)
+				FAIL(err, ER_R_PFN, "PFN 0x%llx (entry %llu) beyond the physical address space",
+				     (unsigned long long)pfn, (unsigned long long)img->nr_pfns);
+			if (b->have_last && pfn <= b->last_pfn)
+				FAIL(err, ER_R_PFN, "PFN 0x%llx follows 0x%llx: not ascending", (unsigned long long)pfn,
+				     (unsigned long long)b->last_pfn);
+			if (img->nr_pfns >= img->pfn_cap)
+				FAIL(err, ER_R_PFN, "more than %llu PFNs", (unsigned long long)img->pfn_cap);
+			b->last_pfn = pfn;
+			b->have_last = true;
+			b->pfns[img->nr_pfns++] = pfn | (zero ? ER_PFN_ZERO : 0);
+			if (zero)
+				img->nr_zero++;
+			else
+				b->nonzero++;
+		}
+		b->done++;
+		if (b->done == img->nr_meta_pages) {
+			if (b->nonzero != img->image_pages)
+				FAIL(err, ER_R_PFN, "the PFN list names %llu stored pages, the header %llu",
+				     (unsigned long long)b->nonzero, (unsigned long long)img->image_pages);
+			if (b->sink && b->sink->plan && b->sink->plan(b->sink->ctx, img, b->pfns, img->nr_pfns, err))
+				return err ? (err->reason = ER_R_SINK) : ER_R_SINK;
+		}
+		return ER_OK;
+	}
+	while (b->cursor < img->nr_pfns && (b->pfns[b->cursor] & ER_PFN_ZERO))
+		b->cursor++;
+	if (b->cursor >= img->nr_pfns)
+		FAIL(err, ER_R_COUNTS, "data page %llu has no PFN", (unsigned long long)(b->done - img->nr_meta_pages));
+	if (b->sink && b->sink->page && b->sink->page(b->sink->ctx, b->pfns[b->cursor], p, err))
+		return err ? (err->reason = ER_R_SINK) : ER_R_SINK;
+	b->cursor++;
+	b->done++;
+	return ER_OK;
+}
+
+enum er_reason er_image_stream(struct er_image *img, const struct er_source *src,
+			       const struct er_stream_buffers *buf, const struct er_sink *sink,
+			       struct er_error *err)
+{
+	struct window w = { img, src, buf->io, buf->io_pages, 0, 0 };
+	struct body b = { img, sink, buf->pfns, 0, img->nr_meta_pages + img->image_pages, 0, 0, 0, false };
+	bool crc = (img->flags & ER_SF_CRC32_MODE) != 0;
+	uint32_t c = 0;
+	uint64_t s = 1;     /* stream page 0 is the header page */
+	const uint8_t *p;
+	enum er_reason r;
+
+	if (!img->map)
+		FAIL(err, ER_R_MAP, "the map chain was not loaded");
+	if (buf->io_pages < 2 * ER_CHUNK_STORED_PAGES_MAX)
+		FAIL(err, ER_R_NOMEM, "read buffer of %llu pages is too small", (unsigned long long)buf->io_pages);
+	img->nr_pfns = img->nr_zero = img->chunks = img->stored_bytes = 0;
+
+	if (img->comp == ER_COMP_NONE) {
+		while (b.done < b.total) {
+			r = window_get(&w, s, 1, &p, err);
+			if (r)
+				return r;
+			if (crc)
+				c = er_crc32_le(c, p, ER_PAGE_SIZE);
+			r = body_page(&b, p, err);
+			if (r)
+				return r;
+			s++;
+		}
+		img->stored_bytes = b.total * ER_PAGE_SIZE;
+	} else {
+		while (b.done < b.total) {
+			uint64_t cmp_len, stored, unc_len = 0;
+			int dr;
+
+			r = window_get(&w, s, 1, &p, err);
+			if (r)
+				return r;
+			cmp_len = get_word(p, img->word);
+			if (cmp_len == 0 || cmp_len > ER_CHUNK_CMP_MAX)
+				FAIL(err, ER_R_CHUNK_LEN, "chunk %llu (stream page %llu): length %llu, allowed 1..%u",
+				     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)cmp_len,
+				     ER_CHUNK_CMP_MAX);
+			stored = (img->word + cmp_len + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
+			r = window_get(&w, s, stored, &p, err);
+			if (r)
+				return r;
+			size_t out_len = 0;
+			if (img->comp == ER_COMP_LZO)
+				dr = er_lzo1x_decompress(p + img->word, (size_t)cmp_len, buf->unc, ER_CHUNK_BYTES, &out_len);
+			else
+				dr = er_lz4_decompress(p + img->word, (size_t)cmp_len, buf->unc, ER_CHUNK_BYTES, &out_len);
+			unc_len = out_len;
+			if (dr != 0)
+				FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): %s", (unsigned long long)img->chunks,
+				     (unsigned long long)s, img->comp == ER_COMP_LZO ? er_lzo_strerror(dr) : er_lz4_strerror(dr));
+			if (unc_len == 0 || unc_len % ER_PAGE_SIZE)
+				FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): decompressed to %llu bytes, not whole pages",
+				     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)unc_len);
+			if (unc_len / ER_PAGE_SIZE > b.total - b.done)
+				FAIL(err, ER_R_COUNTS, "chunk %llu holds %llu pages, only %llu remain", (unsigned long long)img->chunks,
+				     (unsigned long long)(unc_len / ER_PAGE_SIZE), (unsigned long long)(b.total - b.done));
+			if (crc)
+				c = er_crc32_le(c, buf->unc, unc_len);
+			for (uint64_t off = 0; off < unc_len; off += ER_PAGE_SIZE) {
+				r = body_page(&b, buf->unc + off, err);
+				if (r)
+					return r;
+			}
+			img->chunks++;
+			img->stored_bytes += cmp_len;
+			s += stored;
+		}
+	}
+	img->crc_body = c;
+	if (crc) {
+		img->crc_checked = true;
+		if (c != img->crc32)
+			FAIL(err, ER_R_CRC, "the header records 0x%08x, the data gives 0x%08x", img->crc32, c);
+	}
+	return ER_OK;
+}

@@ -1,0 +1,58 @@
+
+# Boot 1 of a hibernation fixture: appended after prelude.sh to form /init.
+# Puts known state in memory (token, random file, running counter), then
+# hibernates to /dev/vda2 and powers off. When the image is resumed, the shell
+# carries on right after the write to /sys/power/state.
+#
+# Command-line switches (all optional):
+#   efiresume_mb=N        size of the random file on /tmp in MiB (default 48)
+#   efiresume_keepswap    do not mkswap /dev/vda2 (it already holds a swap header)
+#   efiresume_kresume     test only: ask THIS kernel to resume the image in
+#                         /dev/vda2 (the kernel's own path, for comparison)
+# /resumed.sh (the checks after resume) is written into the initramfs by the
+# fixture builder before this part of /init.
+say "booted $(uname -r) $(uname -m)"
+
+if grep -q '\<efiresume_kresume\>' /proc/cmdline; then
+	say "kernel resume from $(cat /sys/class/block/vda2/dev)"
+	cat /sys/class/block/vda2/dev > /sys/power/resume
+	# only reached when there was nothing to resume
+	say "kernel resume: no image"
+	poweroff -f
+fi
+
+if ! grep -q '\<efiresume_keepswap\>' /proc/cmdline; then
+	mkswap /dev/vda2 > /dev/null || say "mkswap failed"
+fi
+swapon /dev/vda2 || say "swapon failed"
+
+token=$(dd if=/dev/urandom bs=16 count=1 2>/dev/null | od -An -tx1 | tr -d ' \n')
+say "token=$token"
+
+mb=$(arg efiresume_mb)
+mb=${mb:-48}
+dd if=/dev/urandom of=/tmp/random.bin bs=1048576 count="$mb" 2>/dev/null
+md5=$(md5sum /tmp/random.bin | cut -d' ' -f1)
+say "md5=$md5"
+
+# a counter that keeps running in the background (frozen over the hibernation)
+(
+	n=0
+	while :; do
+		n=$((n + 1))
+		echo $n > /tmp/counter.new
+		busybox mv -f /tmp/counter.new /tmp/counter
+		sleep 0.2
+	done
+) &
+sleep 0.5
+
+say "hibernating"
+echo shutdown > /sys/power/disk
+if echo disk > /sys/power/state; then
+	say "resumed"
+	. /resumed.sh
+else
+	say "hibernate failed"
+	poweroff -f
+fi

@@ -1,0 +1,180 @@
+# Hibernation fixtures: real Debian kernels hibernated once in QEMU + OVMF, kept
+# in the cache and copied by the tests that resume them. Sourced (after or
+# instead of harness.sh).
+#
+#   make_fixture NAME ARCH KPKG [backports] [-- KERNEL_ARGS...]
+#       env MEM (MiB, default 512), SMP (default 1)
+#       Builds $CACHE/fixtures/NAME/: a GPT disk with efiresume as the ESP's boot
+#       program, the kernel as \vmlinuz.efi (efiresume's fallback), the test
+#       initramfs (prelude.sh + hibernate.sh as /init, resumed.sh as /resumed.sh),
+#       boots it once: efiresume finds no image, starts the kernel, the kernel
+#       hibernates to the swap partition and powers off. Saved there:
+#         disk.img     the hibernated disk (swap signature S1SUSPEND)
+#         vars.fd      the OVMF variable store of that boot (reuse it to resume)
+#         serial.log   boot 1's serial console (serial.log.txt: without ANSI escapes)
+#         facts        key=value lines (see write_facts below)
+#         efiresume.conf, initrd.gz, init: what went onto the disk
+#       Reused as is when .done is newer than $BUILD/efiresume-ARCH.efi and the
+#       parameters (ARCH, KPKG, suite, kernel version, MEM, SMP, arguments, init
+#       scripts) are the same.
+#   copy_fixture NAME DEST     copies disk.img, vars.fd (sparse) and facts into the directory DEST
+#   fixture_dir NAME           prints $CACHE/fixtures/NAME
+#   fixture_fact NAME|DIR KEY  prints one value from the facts file
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+
+FIXTURE_TIMEOUT=${FIXTURE_TIMEOUT:-300}
+# vendor GUID of the variable resumed.sh writes (documented here for tests that look for leftovers)
+FIXTURE_EFIVAR=EfiresumeTest-5e1f0c3a-7d4b-4b8e-9a61-2f3c4d5e6f70
+
+fixture_dir() { echo "$CACHE/fixtures/$1"; }
+
+fixture_fact() {
+	local f=$1/facts
+	[ -f "$f" ] || f=$(fixture_dir "$1")/facts
+	sed -n "s/^$2=//p" "$f" | head -1
+}
+
+# the test /init: prelude, then /resumed.sh written out (a here-document, so the
+# file exists in the rootfs of boot 1 and thus in the image), then hibernate.sh
+fixture_init() {
+	local init=$TOP/tests/e2e/init
+	cat "$init/prelude.sh"
+	echo "cat > /resumed.sh <<'EFIRESUME_RESUMED_SH_EOF'"
+	cat "$init/resumed.sh"
+	echo "EFIRESUME_RESUMED_SH_EOF"
+	cat "$init/hibernate.sh"
+}
+
+# make_fixture NAME ARCH KPKG [backports] [-- KERNEL_ARGS...]
+make_fixture() {
+	local name=$1 arch=$2 kpkg=$3 suite=
+	shift 3
+	if [ $# -gt 0 ] && [ "$1" = backports ]; then suite=backports; shift; fi
+	if [ $# -gt 0 ] && [ "$1" = -- ]; then shift; fi
+	local dir lock
+	dir=$(fixture_dir "$name")
+	lock="$CACHE/fixtures/.$name.lock"
+	mkdir -p "$CACHE/fixtures"
+	# one builder per fixture at a time (tests run in parallel)
+	(
+		flock 9
+		_make_fixture_locked "$name" "$arch" "$kpkg" "$suite" "$dir" "$@"
+	) 9> "$lock"
+}
+
+_make_fixture_locked() {
+	local name=$1 arch=$2 kpkg=$3 suite=$4 dir=$5
+	shift 5
+	local args=("$@") mem=${MEM:-512} smp=${SMP:-1} efi kdir kimg params swap_mb
+	efi=$BUILD/efiresume-$arch.efi
+	[ -f "$efi" ] || { echo "  no $efi (make $efi)" >&2; return 1; }
+	kdir=$(kernel_dir "$kpkg" $suite) || { echo "  cannot fetch $kpkg $suite" >&2; return 1; }
+	kimg=$(kernel_image "$kdir")
+	params=$(
+		echo "arch=$arch"
+		echo "kpkg=$kpkg"
+		echo "suite=$suite"
+		echo "kernel=$(basename "$kdir")"
+		echo "mem=$mem"
+		echo "smp=$smp"
+		echo "args=${args[*]}"
+		echo "init=$(fixture_init | md5sum | cut -d' ' -f1)"
+	)
+	if [ -f "$dir/.done" ] && [ "$dir/.done" -nt "$efi" ] &&
+	   [ "$(cat "$dir/params" 2>/dev/null)" = "$params" ]; then
+		say "fixture $name: cached ($dir)"
+		return 0
+	fi
+
+	say "fixture $name: building ($arch, $(basename "$kdir"), ${mem} MiB, $smp vCPU, args: ${args[*]})"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "$params" > "$dir/params"
+	fixture_init > "$dir/init"
+	make_initramfs "$arch" "$kdir" "$dir/init" "$dir/initrd.gz"
+	cat > "$dir/efiresume.conf" <<CONF
+# hibernation fixture $name
+timeout 0
+fallback \\vmlinuz.efi
+options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}
+CONF
+	# the swap partition holds the whole image even when nothing can be freed
+	swap_mb=$((mem + 64))
+	make_disk "$dir/disk.img" $swap_mb
+	esp_put "$dir/disk.img" "$efi" "::/EFI/BOOT/$(efi_boot_name "$arch")"
+	esp_put "$dir/disk.img" "$dir/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+	esp_put "$dir/disk.img" "$kimg" ::/vmlinuz.efi
+	esp_put "$dir/disk.img" "$dir/initrd.gz" ::/initrd.gz
+	new_vars "$arch" "$dir/vars.fd"
+
+	local rc=0 t0 t1 ok=0 log=$dir/serial.log
+	t0=$(date +%s.%N)
+	MEM=$mem SMP=$smp run_qemu "$arch" "$dir/disk.img" "$dir/vars.fd" "$log" "$FIXTURE_TIMEOUT" || rc=$?
+	t1=$(date +%s.%N)
+	echo "  boot 1: qemu exit status $rc after $(fmt_secs "$t0" "$t1") s"
+	[ $rc -eq 0 ] || { echo "  QEMU did not power off cleanly (status $rc; 124 = timeout)"; ok=1; }
+	expect "$log" '^EFIRESUME-TEST: token=[0-9a-f]{32}$' "token printed" || ok=1
+	expect "$log" '^EFIRESUME-TEST: md5=[0-9a-f]{32}$' "md5 printed" || ok=1
+	expect "$log" '^EFIRESUME-TEST: hibernating$' "hibernating" || ok=1
+	expect_not "$log" 'EFIRESUME-TEST: (hibernate failed|resumed)|Kernel panic|(mkswap|swapon) failed' \
+		"no failure in boot 1" || ok=1
+	expect "$log" 'reboot: Power down' "kernel powered off" || ok=1
+	local sig
+	sig=$(swap_sig "$dir/disk.img")
+	if [ "$sig" = S1SUSPEND ]; then echo "  ok: swap signature $sig"; else echo "  WRONG swap signature '$sig'"; ok=1; fi
+	[ $ok -eq 0 ] || { echo "  fixture $name FAILED; see $dir" >&2; return 1; }
+
+	write_facts "$log.txt" > "$dir/facts" <<FACTS
+name=$name
+arch=$arch
+kpkg=$kpkg
+suite=$suite
+kernel=$(basename "$kdir")
+mem=$mem
+smp=$smp
+swap_mb=$swap_mb
+args=${args[*]}
+boot_seconds=$(fmt_secs "$t0" "$t1")
+efiresume=$(md5sum < "$efi" | cut -d' ' -f1)
+FACTS
+	touch "$dir/.done"
+	say "fixture $name: done"
+}
+
+fmt_secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# write_facts LOG.txt < fixed lines: the fixed lines, then what boot 1's log tells
+write_facts() {
+	local t=$1
+	cat
+	# first capture group of the first line matching an extended regex
+	grab() { sed -nE "s|.*$1.*|\\1|p" "$t" | head -1; }
+	echo "uname=$(grab 'EFIRESUME-TEST: booted (.*)$')"
+	echo "token=$(grab 'EFIRESUME-TEST: token=([0-9a-f]+)')"
+	echo "md5=$(grab 'EFIRESUME-TEST: md5=([0-9a-f]+)')"
+	echo "allocated_pages=$(grab 'Allocated ([0-9]+) pages for snapshot')"
+	echo "need_copy_pages=$(grab 'Need to copy ([0-9]+) pages')"
+	echo "image_pages=$(grab 'Image created \(([0-9]+) pages copied\)')"
+	# data pages plus metadata (PFN) pages, as the swap writer counts them
+	echo "saving_pages=$(sed -nE 's|.*[Ss]aving image data (pages )?\(([0-9]+) pages\).*|\2|p' "$t" | head -1)"
+	local comp
+	comp=$(grab 'for ([0-9a-z]+) compression')
+	if [ -z "$comp" ]; then
+		if grep -aq 'Compressing and saving image data' "$t"; then comp=lzo; else comp=none; fi
+	fi
+	echo "compressor=$comp"
+	echo "wrote_kbytes=$(grab 'Wrote ([0-9]+) kbytes')"
+	echo "wrote_seconds=$(grab 'Wrote [0-9]+ kbytes in ([0-9.]+) seconds')"
+	echo "wrote_mbps=$(grab 'Wrote [0-9]+ kbytes in [0-9.]+ seconds \(([0-9.]+) MB/s\)')"
+}
+
+# copy_fixture NAME DEST: a private, mutable copy of the hibernated disk and its variables
+copy_fixture() {
+	local src
+	src=$(fixture_dir "$1")
+	[ -f "$src/.done" ] || { echo "  fixture $1 not built" >&2; return 1; }
+	mkdir -p "$2"
+	cp --sparse=always "$src/disk.img" "$2/disk.img"
+	cp --sparse=always "$src/vars.fd" "$2/vars.fd"
+	cp "$src/facts" "$2/facts"
+}

@@ -1,0 +1,166 @@
+/* Host tests for image/crc32.c, with zlib's crc32() and a bitwise reference as
+ * oracles. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <zlib.h>
+
+#include "image/crc32.h"
+
+static uint64_t rng_state;
+static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
+static uint64_t rng(void)
+{
+	uint64_t x = rng_state;
+	x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+	rng_state = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+static size_t rng_below(size_t n) { return n ? (size_t)(rng() % n) : 0; }
+
+/* Bit-at-a-time crc32_le, exactly as the kernel's lib/crc32.c CRC_LE_BITS == 1. */
+static uint32_t ref_crc32_le(uint32_t crc, const uint8_t *p, size_t len)
+{
+	while (len--) {
+		crc ^= *p++;
+		for (int i = 0; i < 8; i++)
+			crc = (crc >> 1) ^ ((crc & 1) ? 0xEDB88320u : 0);
+	}
+	return crc;
+}
+
+static uint32_t zcrc(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return (uint32_t)crc32(crc, p, (uInt)len);
+}
+
+/* Exactly-sized heap copy at a chosen misalignment, so ASan sees over-reads. */
+static uint8_t *dup_at(const uint8_t *p, size_t n, size_t mis, uint8_t **base)
+{
+	*base = malloc(n + mis + 1);
+	assert_non_null(*base);
+	memcpy(*base + mis, p, n);
+	return *base + mis;
+}
+
+static void test_known_vectors(void **state)
+{
+	(void)state;
+	const uint8_t *s = (const uint8_t *)"123456789";
+	/* the classic check value */
+	assert_int_equal(er_crc32_zlib(0, s, 9), 0xCBF43926u);
+	assert_int_equal(zcrc(0, s, 9), 0xCBF43926u);
+	/* kernel convention: crc32_le(~0, p) ^ ~0 is the same check value */
+	assert_int_equal(er_crc32_le(0xFFFFFFFFu, s, 9) ^ 0xFFFFFFFFu, 0xCBF43926u);
+	assert_int_equal(er_crc32_le(0, s, 9), ref_crc32_le(0, s, 9));
+	/* empty input leaves the seed alone */
+	assert_int_equal(er_crc32_le(0x12345678u, s, 0), 0x12345678u);
+	assert_int_equal(er_crc32_zlib(0, s, 0), 0);
+	assert_int_equal(er_crc32_zlib(0xdeadbeefu, NULL, 0), 0xdeadbeefu);
+	/* one zero byte from seed 0 stays 0 (no inversion) */
+	assert_int_equal(er_crc32_le(0, "\0", 1), 0);
+	/* a single 0x80 byte: table entry 0x80 */
+	assert_int_equal(er_crc32_le(0, "\x80", 1), 0xEDB88320u);
+}
+
+static void test_vs_zlib_random(void **state)
+{
+	(void)state;
+	uint8_t *buf = malloc(70000);
+	assert_non_null(buf);
+	rng_seed(21);
+	for (size_t i = 0; i < 70000; i++)
+		buf[i] = (uint8_t)rng();
+	unsigned checked = 0;
+	for (int it = 0; it < 3000; it++) {
+		size_t n = it < 300 ? (size_t)it : rng_below(it < 2900 ? 5000 : 65536);
+		size_t off = rng_below(70000 - n + 1), mis = rng_below(8);
+		uint8_t *base, *p = dup_at(buf + off, n, mis, &base);
+		uint32_t seed = it % 3 == 0 ? 0 : (uint32_t)rng();
+		/* zlib semantics, any seed */
+		assert_int_equal(er_crc32_zlib(seed, p, n), zcrc(seed, p, n));
+		/* the identity: crc32_le(s, p) == ~zlib_crc32(~s, p) */
+		assert_int_equal(er_crc32_le(seed, p, n), ~zcrc(~seed, p, n));
+		assert_int_equal(er_crc32_le(0, p, n), ~zcrc(0xFFFFFFFFu, p, n));
+		if (n < 3000)
+			assert_int_equal(er_crc32_le(seed, p, n), ref_crc32_le(seed, p, n));
+		free(base);
+		checked++;
+	}
+	assert_int_equal(checked, 3000);
+	free(buf);
+}
+
+static void test_chaining(void **state)
+{
+	(void)state;
+	size_t n = 131072;
+	uint8_t *buf = malloc(n);
+	assert_non_null(buf);
+	rng_seed(22);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (uint8_t)(i & 1 ? rng() : rng_below(4));
+	uint32_t whole_le = er_crc32_le(0, buf, n), whole_z = er_crc32_zlib(0, buf, n);
+	assert_int_equal(whole_z, zcrc(0, buf, n));
+	for (int it = 0; it < 500; it++) {
+		/* split into 1..8 pieces at random points */
+		size_t cuts[9], k = 1 + rng_below(8);
+		cuts[0] = 0;
+		for (size_t i = 1; i < k; i++)
+			cuts[i] = rng_below(n + 1);
+		cuts[k] = n;
+		/* sort the cut points */
+		for (size_t i = 1; i < k; i++)
+			for (size_t j = i; j > 0 && cuts[j] < cuts[j - 1]; j--) {
+				size_t t = cuts[j]; cuts[j] = cuts[j - 1]; cuts[j - 1] = t;
+			}
+		uint32_t le = 0, z = 0;
+		for (size_t i = 0; i < k; i++) {
+			le = er_crc32_le(le, buf + cuts[i], cuts[i + 1] - cuts[i]);
+			z = er_crc32_zlib(z, buf + cuts[i], cuts[i + 1] - cuts[i]);
+		}
+		assert_int_equal(le, whole_le);
+		assert_int_equal(z, whole_z);
+	}
+	/* byte-by-byte chaining on a short stretch */
+	uint32_t le = 0x5a5a5a5au;
+	for (size_t i = 0; i < 1000; i++)
+		le = er_crc32_le(le, buf + i, 1);
+	assert_int_equal(le, er_crc32_le(0x5a5a5a5au, buf, 1000));
+	free(buf);
+}
+
+static void test_page_sized(void **state)
+{
+	(void)state;
+	/* page-aligned 4 KiB blocks, as the loader checksums them */
+	uint8_t *pages = aligned_alloc(4096, 64 * 4096);
+	assert_non_null(pages);
+	rng_seed(23);
+	for (size_t i = 0; i < 64 * 4096; i++)
+		pages[i] = (uint8_t)((i / 4096) % 4 == 0 ? 0 : rng());
+	for (size_t pg = 0; pg < 64; pg++) {
+		const uint8_t *p = pages + pg * 4096;
+		assert_int_equal(er_crc32_le(0, p, 4096), ~zcrc(0xFFFFFFFFu, p, 4096));
+		assert_int_equal(er_crc32_zlib(0, p, 4096), zcrc(0, p, 4096));
+	}
+	assert_int_equal(er_crc32_zlib(0, pages, 64 * 4096), zcrc(0, pages, 64 * 4096));
+	free(pages);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_vectors),
+		cmocka_unit_test(test_vs_zlib_random),
+		cmocka_unit_test(test_chaining),
+		cmocka_unit_test(test_page_sized),
+	};
+	return cmocka_run_group_tests_name("crc32", tests, NULL, NULL);
+}
