@@ -19,7 +19,7 @@ EFI_CFLAGS = $(WARN) -O2 -g0 -std=gnu11 -fpic -ffreestanding -fno-stack-protecto
 	-fshort-wchar -fno-builtin -fno-tree-loop-distribute-patterns -DEFIRESUME_EFI -DEFIRESUME_VERSION=\"$(VERSION)\" $(EFI_INC)
 
 # Per-arch settings: x64 <-> x86_64 gnu-efi, ia32 <-> ia32 gnu-efi.
-x64_CFLAGS   = -DEFIRESUME_ARCH=\"x64\" -mno-red-zone -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -I/usr/include/efi/x86_64
+x64_CFLAGS   = -DEFIRESUME_ARCH=\"x64\" -DEFIRESUME_ARCH_X64 -mno-red-zone -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -I/usr/include/efi/x86_64
 x64_LIBDIR   = /usr/lib
 x64_CRT0     = crt0-efi-x86_64.o
 x64_LDS      = elf_x86_64_efi.lds
@@ -28,7 +28,7 @@ x64_TARGET   = efi-app-x86_64
 x64_ARCHDIR  = arch/x86_64
 x64_BADRELOC = R_X86_64_(64|32|32S|PC32|PLT32|GOTPCREL)[^A-Z]
 
-ia32_CFLAGS   = -DEFIRESUME_ARCH=\"ia32\" -m32 -march=i686 -mno-sse -mno-mmx -I/usr/include/efi/ia32
+ia32_CFLAGS   = -DEFIRESUME_ARCH=\"ia32\" -DEFIRESUME_ARCH_IA32 -m32 -march=i686 -mno-sse -mno-mmx -I/usr/include/efi/ia32
 ia32_LIBDIR   = /usr/lib32
 ia32_CRT0     = crt0-efi-ia32.o
 ia32_LDS      = elf_ia32_efi.lds

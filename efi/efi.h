@@ -17,8 +17,6 @@ void log_info(const CHAR16 *fmt, ...);
 void log_warn(const CHAR16 *fmt, ...);
 /* Logs "efiresume: error: <msg>: <status>" and returns status. */
 EFI_STATUS log_error_status(EFI_STATUS status, const CHAR16 *fmt, ...);
-/* Milliseconds since efiresume started (for phase timings); 0 if no timer is usable. */
-UINT64 er_time_ms(void);
 
 /* ---- efi/mem.c: allocations that are checked and logged at the point of failure */
 EFI_STATUS er_alloc(UINTN size, void **out);
@@ -58,6 +56,42 @@ EFI_STATUS er_blockdev_list(struct er_blockdev **devs, UINTN *count);
  * buf must satisfy the device's IoAlign (page-aligned buffers always do). */
 EFI_STATUS er_blockdev_read(const struct er_blockdev *d, UINT64 offset, void *buf, UINTN len);
 EFI_STATUS er_blockdev_write(const struct er_blockdev *d, UINT64 offset, const void *buf, UINTN len);
+
+/* ---- efi/memmap.c */
+struct er_memmap {
+	UINT8 *buf;          /* descriptors, desc_size apart */
+	UINTN size;          /* bytes used */
+	UINTN cap;           /* bytes allocated */
+	UINTN key;
+	UINTN desc_size;
+	UINT32 version;
+	UINTN count;
+};
+#define ER_MD(m, i) ((EFI_MEMORY_DESCRIPTOR *)((m)->buf + (i) * (m)->desc_size))
+/* Fetches the current map (allocating or growing m->buf as needed). */
+EFI_STATUS er_memmap_get(struct er_memmap *m);
+void er_memmap_free(struct er_memmap *m);
+/* ExitBootServices, fetching the map again while the key changes. No allocation,
+ * no console output after this returns success. */
+EFI_STATUS er_exit_boot_services(struct er_memmap *m);
+/* AllocatePages(AllocateAddress): quiet, the caller decides whether failure matters. */
+EFI_STATUS er_alloc_at(UINT64 addr, UINTN pages);
+/* AllocatePages(AllocateAnyPages) below max_addr (or anywhere when 0): quiet. */
+EFI_STATUS er_alloc_any(UINTN pages, UINT64 max_addr, UINT64 *addr);
+
+/* ---- efi/timer.c: TSC calibrated against Stall() */
+void er_timer_init(void);
+UINT64 er_time_us(void);
+
+/* ---- efi/acpi.c */
+/* FACS hardware signature; FALSE when there is no ACPI table or FACS. */
+BOOLEAN er_acpi_hw_signature(UINT32 *sig);
+/* Puts the platform into ACPI mode if the firmware left it in legacy mode
+ * (FADT SMI_CMD/ACPI_ENABLE). Firmware-independent: usable after ExitBootServices.
+ * Returns 1 if it switched, 0 if nothing was needed, -1 if it could not. */
+int er_acpi_enable(void);
+/* Number of enabled CPUs (EFI MP services), 1 when they are not available. */
+UINTN er_cpu_count(void);
 
 /* ---- efi/boot.c */
 /* LoadImage + StartImage of path on our volume with UCS-2 load options.

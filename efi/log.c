@@ -32,13 +32,3 @@ EFI_STATUS log_error_status(EFI_STATUS status, const CHAR16 *fmt, ...)
 	Print(L": %r\n", status);
 	return status;
 }
-
-UINT64 er_time_ms(void)
-{
-	/* RT->GetTime has 1 s resolution on many firmwares; the TSC is calibrated in
-	 * efi/timer.c once it exists. Until then report wall-clock milliseconds. */
-	EFI_TIME t;
-	if (EFI_ERROR(RT->GetTime(&t, NULL)))
-		return 0;
-	return ((UINT64)t.Hour * 3600 + t.Minute * 60 + t.Second) * 1000 + t.Nanosecond / 1000000;
-}

@@ -11,6 +11,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	EFI_STATUS err;
 
 	InitializeLib(image, systab);
+	er_timer_init();
 	er_image_handle = image;
 	err = BS->HandleProtocol(image, &gEfiLoadedImageProtocolGuid, (void **)&er_loaded_image);
 	if (EFI_ERROR(err))

@@ -13,16 +13,19 @@
  */
 #include "image/lz4.h"
 
-typedef struct { uint64_t v; } __attribute__((packed, may_alias)) lz4_una64;
-typedef struct { uint16_t v; } __attribute__((packed, may_alias)) lz4_una16;
+/* Unaligned, alias-anything word types: loads and stores through them compile
+ * to plain moves (never a memcpy call) and may overlap any other access (a
+ * member access through a may_alias struct is not enough for GCC). */
+typedef uint64_t lz4_una64 __attribute__((may_alias, aligned(1)));
+typedef uint16_t lz4_una16 __attribute__((may_alias, aligned(1)));
 
 static inline __attribute__((always_inline)) void lz4_copy8(uint8_t *d, const uint8_t *s)
 {
-	((lz4_una64 *)d)->v = ((const lz4_una64 *)s)->v;
+	*(lz4_una64 *)d = *(const lz4_una64 *)s;
 }
 static inline __attribute__((always_inline)) void lz4_copy2(uint8_t *d, const uint8_t *s)
 {
-	((lz4_una16 *)d)->v = ((const lz4_una16 *)s)->v;
+	*(lz4_una16 *)d = *(const lz4_una16 *)s;
 }
 
 #define LZ4_LIKELY(x)   __builtin_expect(!!(x), 1)

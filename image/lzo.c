@@ -28,16 +28,21 @@
  */
 #include "image/lzo.h"
 
-typedef struct { uint64_t v; } __attribute__((packed, may_alias)) lzo_una64;
-typedef struct { uint32_t v; } __attribute__((packed, may_alias)) lzo_una32;
+/* Unaligned, alias-anything word types: loads and stores through them compile
+ * to plain moves (never a memcpy call) and may overlap any other access. (A
+ * member access through a may_alias struct is NOT enough: GCC then uses the
+ * member's type for alias analysis and reorders overlapping 4- and 8-byte
+ * accesses.) */
+typedef uint64_t lzo_una64 __attribute__((may_alias, aligned(1)));
+typedef uint32_t lzo_una32 __attribute__((may_alias, aligned(1)));
 
 static inline __attribute__((always_inline)) void lzo_copy8(uint8_t *d, const uint8_t *s)
 {
-	((lzo_una64 *)d)->v = ((const lzo_una64 *)s)->v;
+	*(lzo_una64 *)d = *(const lzo_una64 *)s;
 }
 static inline __attribute__((always_inline)) void lzo_copy4(uint8_t *d, const uint8_t *s)
 {
-	((lzo_una32 *)d)->v = ((const lzo_una32 *)s)->v;
+	*(lzo_una32 *)d = *(const lzo_una32 *)s;
 }
 
 #define LZO_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -241,7 +246,7 @@ literal_run:
 				if ((size_t)(op_end - op) >= run + 8) {
 					uint8_t *const oe = op + run;
 					do {
-						((lzo_una64 *)op)->v = 0;
+						*(lzo_una64 *)op = 0;
 						op += 8;
 					} while (op < oe);
 					op = oe;

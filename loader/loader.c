@@ -51,7 +51,7 @@ EFI_STATUS er_loader_main(void)
 	if (!EFI_ERROR(err))
 		err = er_find_image(&cfg, devs, ndevs, &image);
 	if (!EFI_ERROR(err) && image.dev)
-		log_info(L"%a: resuming is not implemented in this build; booting normally\n", image.dev->id);
+		er_resume(&cfg, &image);
 	er_free(devs);
 	return er_run_fallback(&cfg);
 }

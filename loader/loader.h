@@ -21,6 +21,10 @@ EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, 
  * firmware (so that its next boot option runs) when that is impossible. */
 EFI_STATUS er_run_fallback(const struct er_config *cfg);
 
+/* loader/resume.c: verify, load and hand off. Returns only when it refused the image
+ * (nothing written) or was told to do a dry run; the caller then boots normally. */
+EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd);
+
 /* loader/loader.c */
 EFI_STATUS er_loader_main(void);
 

@@ -14,7 +14,8 @@
 #         serial.log   boot 1's serial console (serial.log.txt: without ANSI escapes)
 #         facts        key=value lines (see write_facts below)
 #         efiresume.conf, initrd.gz, init: what went onto the disk
-#       Reused as is when .done is newer than $BUILD/efiresume-ARCH.efi and the
+#       Reused as is when .done is newer than $BUILD/efiresume-ARCH.efi (or that
+#       binary is byte for byte the one the fixture was built with) and the
 #       parameters (ARCH, KPKG, suite, kernel version, MEM, SMP, arguments, init
 #       scripts) are the same.
 #   copy_fixture NAME DEST     copies disk.img, vars.fd (sparse) and facts into the directory DEST
@@ -31,7 +32,7 @@ fixture_dir() { echo "$CACHE/fixtures/$1"; }
 fixture_fact() {
 	local f=$1/facts
 	[ -f "$f" ] || f=$(fixture_dir "$1")/facts
-	sed -n "s/^$2=//p" "$f" | head -1
+	sed -n "s/^$2=//p" "$f" 2>/dev/null | head -1
 }
 
 # the test /init: prelude, then /resumed.sh written out (a here-document, so the
@@ -43,6 +44,58 @@ fixture_init() {
 	cat "$init/resumed.sh"
 	echo "EFIRESUME_RESUMED_SH_EOF"
 	cat "$init/hibernate.sh"
+}
+
+# Kernel modules beyond make_initramfs's list (virtio, efivarfs): the compressor
+# named by hibernate.compressor=X (crypto/X.ko, a module in Debian's 6.12: without
+# it hibernation fails with "X compression is not available"; the initramfs has
+# no modprobe), plus $FIXTURE_MODULES. Prints them with their dependencies,
+# dependencies first; built-in ones are absent from the package and skipped.
+fixture_module_file() {
+	find "$1"/lib/modules \( -name "$2.ko" -o -name "$2.ko.xz" -o -name "${2//_/-}.ko" -o -name "${2//_/-}.ko.xz" \) | head -1
+}
+fixture_module_deps() {
+	local kdir=$1 m=$2 f d
+	f=$(fixture_module_file "$kdir" "$m")
+	[ -n "$f" ] || return 0
+	for d in $(case $f in *.xz) xz -dc "$f" ;; *) cat "$f" ;; esac |
+		   tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' '); do
+		fixture_module_deps "$kdir" "$d"
+	done
+	echo "$m"
+}
+fixture_modules() {
+	local kdir=$1 a m
+	shift
+	for a in "$@"; do
+		case $a in hibernate.compressor=*) fixture_module_deps "$kdir" "${a#*=}" ;; esac
+	done
+	for m in ${FIXTURE_MODULES:-}; do fixture_module_deps "$kdir" "$m"; done
+}
+
+# fixture_add_modules KDIR INITRD MODULE...: appends a second cpio archive (the
+# kernel unpacks concatenated ones) with the modules and a /lib/modules/order
+# that lists make_initramfs's modules, then these (prelude.sh insmods in order)
+fixture_add_modules() {
+	local kdir=$1 initrd=$2 root m f
+	shift 2
+	[ $# -gt 0 ] || return 0
+	root=$(mktemp -d)
+	mkdir -p "$root/lib/modules"
+	{
+		gzip -dc "$initrd" | (cd "$root" && cpio -i --quiet --to-stdout lib/modules/order) || true
+		printf '%s\n' "$@"
+	} | awk 'NF && !seen[$0]++' > "$root/order"
+	mv "$root/order" "$root/lib/modules/order"
+	for m in "$@"; do
+		f=$(fixture_module_file "$kdir" "$m")
+		case $f in
+		*.xz) xz -dc "$f" > "$root/lib/modules/$m.ko" ;;
+		*) cp "$f" "$root/lib/modules/$m.ko" ;;
+		esac
+	done
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >> "$initrd"
+	rm -rf "$root"
 }
 
 # make_fixture NAME ARCH KPKG [backports] [-- KERNEL_ARGS...]
@@ -65,11 +118,16 @@ make_fixture() {
 _make_fixture_locked() {
 	local name=$1 arch=$2 kpkg=$3 suite=$4 dir=$5
 	shift 5
-	local args=("$@") mem=${MEM:-512} smp=${SMP:-1} efi kdir kimg params swap_mb
+	local args=("$@") mem=${MEM:-512} smp=${SMP:-1} efi kdir kimg conf params swap_mb mods
 	efi=$BUILD/efiresume-$arch.efi
 	[ -f "$efi" ] || { echo "  no $efi (make $efi)" >&2; return 1; }
 	kdir=$(kernel_dir "$kpkg" $suite) || { echo "  cannot fetch $kpkg $suite" >&2; return 1; }
 	kimg=$(kernel_image "$kdir")
+	mods=$(fixture_modules "$kdir" "${args[@]}" | awk '!seen[$0]++' | tr '\n' ' ')
+	conf="# hibernation fixture $name
+timeout 0
+fallback \\vmlinuz.efi
+options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 	params=$(
 		echo "arch=$arch"
 		echo "kpkg=$kpkg"
@@ -78,10 +136,15 @@ _make_fixture_locked() {
 		echo "mem=$mem"
 		echo "smp=$smp"
 		echo "args=${args[*]}"
+		echo "modules=$mods"
 		echo "init=$(fixture_init | md5sum | cut -d' ' -f1)"
+		echo "conf=$(echo "$conf" | md5sum | cut -d' ' -f1)"
 	)
-	if [ -f "$dir/.done" ] && [ "$dir/.done" -nt "$efi" ] &&
-	   [ "$(cat "$dir/params" 2>/dev/null)" = "$params" ]; then
+	# built by this efiresume: .done newer than the binary, or the same binary
+	# content (make relinks it often without a change)
+	if [ -f "$dir/.done" ] && [ "$(cat "$dir/params" 2>/dev/null)" = "$params" ] &&
+	   { [ "$dir/.done" -nt "$efi" ] ||
+	     [ "$(fixture_fact "$dir" efiresume)" = "$(md5sum < "$efi" | cut -d' ' -f1)" ]; }; then
 		say "fixture $name: cached ($dir)"
 		return 0
 	fi
@@ -91,13 +154,9 @@ _make_fixture_locked() {
 	mkdir -p "$dir"
 	echo "$params" > "$dir/params"
 	fixture_init > "$dir/init"
+	echo "$conf" > "$dir/efiresume.conf"
 	make_initramfs "$arch" "$kdir" "$dir/init" "$dir/initrd.gz"
-	cat > "$dir/efiresume.conf" <<CONF
-# hibernation fixture $name
-timeout 0
-fallback \\vmlinuz.efi
-options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}
-CONF
+	fixture_add_modules "$kdir" "$dir/initrd.gz" $mods
 	# the swap partition holds the whole image even when nothing can be freed
 	swap_mb=$((mem + 64))
 	make_disk "$dir/disk.img" $swap_mb
@@ -134,6 +193,7 @@ mem=$mem
 smp=$smp
 swap_mb=$swap_mb
 args=${args[*]}
+extra_modules=$mods
 boot_seconds=$(fmt_secs "$t0" "$t1")
 efiresume=$(md5sum < "$efi" | cut -d' ' -f1)
 FACTS
@@ -172,9 +232,13 @@ write_facts() {
 copy_fixture() {
 	local src
 	src=$(fixture_dir "$1")
-	[ -f "$src/.done" ] || { echo "  fixture $1 not built" >&2; return 1; }
 	mkdir -p "$2"
-	cp --sparse=always "$src/disk.img" "$2/disk.img"
-	cp --sparse=always "$src/vars.fd" "$2/vars.fd"
-	cp "$src/facts" "$2/facts"
+	# under the fixture's lock: not while make_fixture is rebuilding it
+	(
+		flock 9
+		[ -f "$src/.done" ] || { echo "  fixture $1 not built" >&2; exit 1; }
+		cp --sparse=always "$src/disk.img" "$2/disk.img"
+		cp --sparse=always "$src/vars.fd" "$2/vars.fd"
+		cp "$src/facts" "$2/facts"
+	) 9> "$CACHE/fixtures/.$1.lock"
 }

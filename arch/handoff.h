@@ -1,0 +1,45 @@
+/* The hand-off contract between loader/ and arch/<arch>/: what the restore routine needs.
+ * Implemented by arch/x86_64/handoff.c and arch/i386/handoff.c. */
+#ifndef EFIRESUME_ARCH_HANDOFF_H
+#define EFIRESUME_ARCH_HANDOFF_H
+
+#include "efi/efi.h"
+
+/* One page the restore routine writes after ExitBootServices: copied from src, or
+ * zero-filled when src == 0. Lives in a frame the image does not use. */
+struct er_restore_entry {
+	UINT64 dst;
+	UINT64 src;
+};
+
+/* Safe pages: frames that are in no PFN of the image (see loader/plan.c). */
+typedef EFI_STATUS (*er_safe_alloc_fn)(void *ctx, UINTN pages, BOOLEAN code, UINT64 *phys);
+
+struct er_handoff {
+	/* from the image */
+	UINT64 jump_address;        /* VA of the image kernel's restore_registers */
+	UINT64 jump_address_phys;
+	UINT64 image_cr3;
+	BOOLEAN pae;                /* i386: the image kernel runs with PAE */
+	/* from the plan */
+	UINT64 list_phys;           /* struct er_restore_entry[list_count] */
+	UINT64 list_count;
+	UINT64 ram_top;             /* highest RAM address + 1 (identity-mapped) */
+	/* filled by er_arch_prepare */
+	UINT64 code_phys;           /* restore routine, in its own safe page */
+	UINT64 params_phys;
+	UINT64 tables_pages;
+};
+
+/* Before ExitBootServices: page tables, GDT, stack and the restore routine, all in safe
+ * pages. Logs and returns an error if it cannot; changes nothing else. */
+EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *ctx);
+
+/* After ExitBootServices: jump to the restore routine. Never returns. */
+void er_arch_jump(const struct er_handoff *h) __attribute__((noreturn));
+
+/* The architecture this loader resumes. */
+#define ER_LOADER_ARCH_X86_64 1
+#define ER_LOADER_ARCH_I386   2
+
+#endif

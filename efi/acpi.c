@@ -1,0 +1,118 @@
+/* ACPI facts the resume needs: FACS hardware signature, ACPI mode; and the CPU count. */
+#include "efi/efi.h"
+
+static EFI_GUID acpi20_guid = { 0x8868e871, 0xe4f1, 0x11d3, { 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
+static EFI_GUID acpi10_guid = { 0xeb9d2d30, 0x2d88, 0x11d3, { 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
+
+static const UINT8 *phys(UINT64 a)
+{
+	if (a == 0 || a != (UINTN)a)
+		return NULL;   /* not reachable from this loader (ia32 and tables above 4 GiB) */
+	return (const UINT8 *)(UINTN)a;
+}
+
+static const UINT8 *find_rsdp(void)
+{
+	const UINT8 *r10 = NULL;
+	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++) {
+		EFI_CONFIGURATION_TABLE *t = &ST->ConfigurationTable[i];
+		if (CompareGuid(&t->VendorGuid, &acpi20_guid) == 0)
+			return t->VendorTable;
+		if (CompareGuid(&t->VendorGuid, &acpi10_guid) == 0)
+			r10 = t->VendorTable;
+	}
+	return r10;
+}
+
+/* FADT, found through the XSDT (or RSDT). */
+static const UINT8 *find_fadt(void)
+{
+	const UINT8 *rsdp = find_rsdp(), *sdt;
+	UINT32 len, entry;
+	if (!rsdp || er_memcmp(rsdp, "RSD PTR ", 8) != 0)
+		return NULL;
+	if (rsdp[15] >= 2 && er_le64(rsdp + 24)) {
+		sdt = phys(er_le64(rsdp + 24));
+		entry = 8;
+	} else {
+		sdt = phys(er_le32(rsdp + 16));
+		entry = 4;
+	}
+	if (!sdt)
+		return NULL;
+	len = er_le32(sdt + 4);
+	if (len < 36 || len > (1u << 20))
+		return NULL;
+	for (UINT32 off = 36; off + entry <= len; off += entry) {
+		const UINT8 *t = phys(entry == 8 ? er_le64(sdt + off) : er_le32(sdt + off));
+		if (t && er_memcmp(t, "FACP", 4) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+BOOLEAN er_acpi_hw_signature(UINT32 *sig)
+{
+	const UINT8 *fadt = find_fadt(), *facs = NULL;
+	if (!fadt)
+		return FALSE;
+	UINT32 len = er_le32(fadt + 4);
+	if (len >= 140 && er_le64(fadt + 132))
+		facs = phys(er_le64(fadt + 132));
+	if (!facs)
+		facs = phys(er_le32(fadt + 36));
+	if (!facs || er_memcmp(facs, "FACS", 4) != 0)
+		return FALSE;
+	*sig = er_le32(facs + 8);
+	return TRUE;
+}
+
+static inline UINT16 inw(UINT16 port)
+{
+	UINT16 v;
+	__asm__ __volatile__("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outb(UINT8 v, UINT16 port)
+{
+	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+int er_acpi_enable(void)
+{
+	const UINT8 *fadt = find_fadt();
+	if (!fadt)
+		return -1;
+	UINT32 smi_cmd = er_le32(fadt + 48);
+	UINT8 enable = fadt[52];
+	UINT32 pm1a = er_le32(fadt + 64);
+	if (pm1a == 0 || pm1a > 0xffff)
+		return -1;
+	if (inw((UINT16)pm1a) & 1)
+		return 0;       /* SCI_EN: already in ACPI mode */
+	if (smi_cmd == 0 || smi_cmd > 0xffff || enable == 0)
+		return -1;
+	outb(enable, (UINT16)smi_cmd);
+	for (int i = 0; i < 3000000; i++)
+		if (inw((UINT16)pm1a) & 1)
+			return 1;
+	return -1;
+}
+
+/* EFI_MP_SERVICES_PROTOCOL: only its first member is used here. */
+static EFI_GUID mp_guid = { 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } };
+struct mp_services {
+	EFI_STATUS(EFIAPI *GetNumberOfProcessors)(struct mp_services *This, UINTN *total, UINTN *enabled);
+};
+
+UINTN er_cpu_count(void)
+{
+	struct mp_services *mp = NULL;
+	UINTN total = 0, enabled = 0;
+	if (EFI_ERROR(BS->LocateProtocol(&mp_guid, NULL, (void **)&mp)) || !mp)
+		return 1;
+	if (EFI_ERROR(mp->GetNumberOfProcessors(mp, &total, &enabled)) || enabled == 0)
+		return 1;
+	return enabled;
+}

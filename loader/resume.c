@@ -1,0 +1,234 @@
+/* Resume: read and verify, plan and load, commit, hand off. Any refusal before the
+ * commit leaves the disk untouched and returns, so that the caller boots normally. */
+#include "loader/plan.h"
+#include "image/e820.h"
+#include "image/fmt.h"
+
+#define IO_PAGES 512   /* 2 MiB per read */
+
+#ifdef EFIRESUME_ARCH_X64
+#define LOADER_ARCH ER_ARCH_X86_64
+#else
+#define LOADER_ARCH ER_ARCH_I386
+#endif
+
+struct source_ctx {
+	const struct er_blockdev *dev;
+	UINT64 read_us, reads, bytes;
+};
+
+static int source_read(void *ctx, uint64_t page, uint64_t count, void *buf)
+{
+	struct source_ctx *s = ctx;
+	UINT64 t0 = er_time_us();
+	EFI_STATUS err = er_blockdev_read(s->dev, page * ER_PAGE_SIZE, buf, count * ER_PAGE_SIZE);
+	s->read_us += er_time_us() - t0;
+	s->reads++;
+	s->bytes += count * ER_PAGE_SIZE;
+	return EFI_ERROR(err) ? -1 : 0;
+}
+
+/* Wraps the plan's sink: timing and progress. */
+struct progress {
+	struct er_plan *plan;
+	struct er_sink inner;
+	UINT64 done, total, next_report, place_us;
+};
+
+static int progress_plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
+{
+	struct progress *pr = ctx;
+	int r = pr->inner.plan(pr->inner.ctx, img, pfns, n, err);
+	if (r == 0)
+		log_info(L"plan: %ld pages into their own frames, %ld bounced (%ld all-zero pages)\n",
+			 pr->plan->n_direct, pr->plan->n_bounce, pr->plan->n_zero);
+	return r;
+}
+
+static int progress_page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *err)
+{
+	struct progress *pr = ctx;
+	UINT64 t0 = er_time_us();
+	int r = pr->inner.page(pr->inner.ctx, pfn, data, err);
+	pr->place_us += er_time_us() - t0;
+	if (++pr->done >= pr->next_report) {
+		log_info(L"loading: %ld%%\n", pr->done * 100 / pr->total);
+		pr->next_report += pr->total / 4;
+	}
+	return r;
+}
+
+static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const char *detail)
+{
+	log_info(L"%a: image refused: %a: %a\n", dev->id, er_reason_text(r), detail);
+	log_info(L"%a: reason-code %a; nothing was written, the image is left as it was\n", dev->id, er_reason_name(r));
+	return EFI_ABORTED;
+}
+
+/* Point of no return, part 1: put orig_sig back over S1SUSPEND (as the kernel's own
+ * resume does first thing), so that the image can never be resumed twice. */
+static EFI_STATUS invalidate_signature(const struct er_blockdev *dev, const struct er_image *img, UINT8 *page)
+{
+	EFI_STATUS err = er_blockdev_read(dev, 0, page, ER_PAGE_SIZE);
+	if (EFI_ERROR(err))
+		return err;
+	if (er_swap_classify(page) != ER_SWAP_IMAGE || er_le64(page + ER_HDR_IMAGE) != img->first_map)
+		return log_error_status(EFI_ABORTED, L"%a: page 0 changed while loading", dev->id);
+	er_memcpy(page + ER_HDR_SIG, page + ER_HDR_ORIG_SIG, ER_SIG_LEN);
+	return er_blockdev_write(dev, 0, page, ER_PAGE_SIZE);
+}
+
+EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
+{
+	const struct er_blockdev *dev = sd->dev;
+	struct source_ctx sc = { dev, 0, 0, 0 };
+	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read };
+	struct er_image img;
+	struct er_error e = { 0 };
+	struct er_plan plan = { 0 };
+	struct er_memmap m = { 0 };
+	struct er_handoff h = { 0 };
+	UINT8 *page = NULL, *map = NULL, *io = NULL, *unc = NULL;
+	UINT64 *pfns = NULL;
+	UINT64 map_pages = 0, pfn_pages = 0;
+	UINT64 t_start = er_time_us(), t_verify, t_stream, t_prep;
+	enum er_reason r;
+	EFI_STATUS err = EFI_ABORTED;
+
+	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
+		return EFI_OUT_OF_RESOURCES;
+
+	/* 2. read and verify what can be verified before loading */
+	r = er_image_open(&img, &src, page, &e);
+	if (r) {
+		err = refuse(dev, r, e.detail);
+		goto out;
+	}
+	log_info(L"%a: image of an %a kernel, %a, %ld pages + %ld meta, jump 0x%lx, cr3 0x%lx\n", dev->id,
+		 er_arch_name(img.arch), img.comp == ER_COMP_NONE ? "uncompressed" : er_comp_name(img.comp),
+		 img.image_pages, img.nr_meta_pages, img.jump_address, img.cr3);
+	if (img.arch != LOADER_ARCH) {
+		er_snprintf(e.detail, sizeof(e.detail), "image is %s, this is efiresume for %s", er_arch_name(img.arch),
+			    er_arch_name(LOADER_ARCH));
+		err = refuse(dev, ER_R_ARCH, e.detail);
+		goto out;
+	}
+	if (img.flags & ER_SF_HW_SIG) {
+		UINT32 sig = 0;
+		if (!er_acpi_hw_signature(&sig) || sig != img.hw_sig) {
+			er_snprintf(e.detail, sizeof(e.detail), "image 0x%08x, this machine 0x%08x", img.hw_sig, sig);
+			err = refuse(dev, ER_R_HW_SIG, e.detail);
+			goto out;
+		}
+	}
+	if (EFI_ERROR(er_memmap_get(&m)))
+		goto out;
+	UINT32 e820 = 0;
+	int er = er_e820_checksum_from_efi_map(m.buf, m.size, m.desc_size, m.version, 0, &e820);
+	er_memmap_free(&m);
+	if (er < 0) {
+		er_snprintf(e.detail, sizeof(e.detail), "cannot derive this machine's e820 table: %s", er_e820_strerror(er));
+		err = refuse(dev, ER_R_E820, e.detail);
+		goto out;
+	}
+	if (e820 != (UINT32)img.e820_checksum) {
+		er_snprintf(e.detail, sizeof(e.detail), "e820 checksum: image 0x%08llx, this machine 0x%08x",
+			    (unsigned long long)img.e820_checksum, e820);
+		err = refuse(dev, ER_R_E820, e.detail);
+		goto out;
+	}
+	map_pages = img.map_pages_max;
+	if (EFI_ERROR(er_alloc_pages(map_pages, (void **)&map)))
+		goto out;
+	r = er_image_load_map(&img, &src, map, map_pages, &e);
+	if (r) {
+		err = refuse(dev, r, e.detail);
+		goto out;
+	}
+	t_verify = er_time_us();
+
+	/* 3 + 4. plan and load: stream, decompress, check the CRC, place the pages */
+	pfn_pages = (img.pfn_cap * sizeof(UINT64) + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
+	if (EFI_ERROR(er_alloc_pages(IO_PAGES, (void **)&io)) ||
+	    EFI_ERROR(er_alloc_pages(ER_CHUNK_PAGES, (void **)&unc)) ||
+	    EFI_ERROR(er_alloc_pages(pfn_pages, (void **)&pfns))) {
+		err = refuse(dev, ER_R_NOMEM, "no memory for the read buffers");
+		goto out;
+	}
+	struct er_stream_buffers bufs = { io, IO_PAGES, unc, pfns };
+	struct progress pr = { &plan, er_plan_sink(&plan), 0, img.image_pages, img.image_pages / 4, 0 };
+	struct er_sink sink = { &pr, progress_plan, progress_page };
+	r = er_image_stream(&img, &src, &bufs, &sink, &e);
+	t_stream = er_time_us();
+	if (r) {
+		er_plan_undo(&plan);
+		err = refuse(dev, r, e.detail);
+		goto out;
+	}
+	if (img.crc_checked)
+		log_info(L"%a: CRC32 0x%08x verified over %ld chunks\n", dev->id, img.crc_body, img.chunks);
+
+	/* 7 (prepared now, while allocation is still possible) */
+	h.jump_address = img.jump_address;
+	h.jump_address_phys = img.jump_address_phys;
+	h.image_cr3 = img.cr3;
+	h.list_phys = (UINT64)(UINTN)plan.list;
+	h.list_count = plan.list_n;
+	h.ram_top = plan.ram_top;
+	err = er_arch_prepare(&h, er_plan_safe_alloc, &plan);
+	if (EFI_ERROR(err)) {
+		er_plan_undo(&plan);
+		err = refuse(dev, ER_R_OTHER, "the hand-off could not be prepared");
+		goto out;
+	}
+	t_prep = er_time_us();
+
+	UINT64 decomp = (t_stream - t_verify) - sc.read_us - pr.place_us - plan.t_plan_us;
+	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), decompress+crc %ld ms, plan %ld ms, place %ld ms, prepare %ld ms\n",
+		 (t_verify - t_start) / 1000, sc.read_us / 1000, sc.reads, sc.bytes >> 20, decomp / 1000,
+		 plan.t_plan_us / 1000, pr.place_us / 1000, (t_prep - t_stream) / 1000);
+
+	if (cfg->dry_run) {
+		log_info(L"%a: dry run: the image is resumable; not committing, booting normally\n", dev->id);
+		er_plan_undo(&plan);
+		err = EFI_ABORTED;
+		goto out;
+	}
+
+	/* 5. commit: the point of no return. The map buffer for ExitBootServices is
+	 * allocated first: nothing may allocate between the signature write and it. */
+	err = er_memmap_get(&m);
+	if (!EFI_ERROR(err))
+		err = invalidate_signature(dev, &img, page);
+	if (EFI_ERROR(err)) {
+		er_plan_undo(&plan);
+		log_error_status(err, L"%a: could not reset the swap signature; not resuming", dev->id);
+		goto out;
+	}
+	log_info(L"%a: swap signature restored to %a; handing off to the image kernel (%ld ms since start)\n",
+		 dev->id, img.orig_sig, (er_time_us() - t_start) / 1000);
+	err = er_exit_boot_services(&m);
+	if (EFI_ERROR(err)) {
+		/* the signature is gone: the kernel's own resume would also have dropped it */
+		log_error_status(err, L"ExitBootServices failed; the image is lost, booting normally");
+		er_plan_undo(&plan);
+		goto out;
+	}
+	__asm__ __volatile__("cli");
+	/* 6. platform: ACPI mode when the image does not expect the platform to do it */
+	if (!(img.flags & ER_SF_PLATFORM_MODE))
+		er_acpi_enable();
+	er_arch_jump(&h);
+
+out:
+	if (pfns)
+		er_free_pages(pfns, pfn_pages);
+	if (unc)
+		er_free_pages(unc, ER_CHUNK_PAGES);
+	if (io)
+		er_free_pages(io, IO_PAGES);
+	if (map)
+		er_free_pages(map, map_pages);
+	er_free_pages(page, 1);
+	return err;
+}
