@@ -3,13 +3,13 @@
  * Block format: a sequence of "sequences", each
  *   token (hi nibble: literal length, lo nibble: match length - 4),
  *   [literal length extension: bytes added while == 255], literals,
- *   offset (LE16, 1..65535), [match length extension], 
+ *   offset (LE16, 1..65535), [match length extension],
  * and the last sequence stops right after its literals (end of input).
  *
  * A two-stage fast path handles the common short sequence when both buffers
  * have plenty of room left (copying 16 literal bytes and 18 match bytes
  * unconditionally); the general path checks each length before copying and
- * falls back to byte loops near the ends of the buffers.
+ * switches to exact-length copies near the ends of the buffers.
  */
 #include "image/lz4.h"
 
@@ -17,6 +17,7 @@
  * to plain moves (never a memcpy call) and may overlap any other access (a
  * member access through a may_alias struct is not enough for GCC). */
 typedef uint64_t lz4_una64 __attribute__((may_alias, aligned(1)));
+typedef uint32_t lz4_una32 __attribute__((may_alias, aligned(1)));
 typedef uint16_t lz4_una16 __attribute__((may_alias, aligned(1)));
 
 static inline __attribute__((always_inline)) void lz4_copy8(uint8_t *d, const uint8_t *s)
@@ -31,21 +32,39 @@ static inline __attribute__((always_inline)) void lz4_copy2(uint8_t *d, const ui
 #define LZ4_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define LZ4_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* Smallest multiple of d >= 8, for overlapping matches with offset d < 8. */
+/* For an overlapping match with distance d < 8: the smallest multiple of d >= 8.
+ * After the first 8 bytes are copied byte by byte, the rest can be copied
+ * 8 bytes at a time from that (equivalent, periodic) distance. */
 static const uint8_t lz4_overlap_step[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
 
-/* Copy a match of len >= 1 bytes from op - off (1 <= off <= op - out).
- * May write up to 15 bytes past op + len: the caller guarantees len + 16 bytes
- * of room at op. */
-static inline __attribute__((always_inline)) void lz4_match_wild(uint8_t *op, size_t off, size_t len)
+/* Copy a match of len >= 1 bytes from op - dist (1 <= dist <= bytes already
+ * written). May write up to 15 bytes past op + len: the caller guarantees
+ * len + 16 bytes of room at op. */
+static inline __attribute__((always_inline)) void lz4_match_wild(uint8_t *op, size_t dist, size_t len)
 {
-	const uint8_t *m = op - off;
+	const uint8_t *m = op - dist;
 	uint8_t *const oe = op + len;
 
-	if (LZ4_UNLIKELY(off < 8)) {
+	if (LZ4_UNLIKELY(dist < 8)) {
+		if (dist == 1 || dist == 2 || dist == 4) {
+			/* period divides 8: store one replicated word (runs of zeros) */
+			uint64_t v;
+			if (dist == 1)
+				v = 0x0101010101010101ull * m[0];
+			else if (dist == 2)
+				v = 0x0001000100010001ull * *(const lz4_una16 *)m;
+			else
+				v = 0x0000000100000001ull * *(const lz4_una32 *)m;
+			do {
+				*(lz4_una64 *)op = v;
+				*(lz4_una64 *)(op + 8) = v;
+				op += 16;
+			} while (op < oe);
+			return;
+		}
 		op[0] = m[0]; op[1] = m[1]; op[2] = m[2]; op[3] = m[3];
 		op[4] = m[4]; op[5] = m[5]; op[6] = m[6]; op[7] = m[7];
-		m = op + 8 - lz4_overlap_step[off];
+		m = op + 8 - lz4_overlap_step[dist];
 		op += 8;
 		while (op < oe) {
 			lz4_copy8(op, m);
@@ -60,6 +79,36 @@ static inline __attribute__((always_inline)) void lz4_match_wild(uint8_t *op, si
 		op += 16;
 		m += 16;
 	} while (op < oe);
+}
+
+/* Same, near the end of the output: writes exactly len bytes (room >= len). */
+static inline void lz4_match_exact(uint8_t *op, size_t dist, size_t len)
+{
+	const uint8_t *m;
+
+	if (len > 32) {
+		/* all but the last 16 bytes the fast way: its overshoot stays below op + len */
+		lz4_match_wild(op, dist, len - 16);
+		op += len - 16;
+		len = 16;
+	}
+	m = op - dist;
+	do
+		*op++ = *m++;
+	while (--len > 0);
+}
+
+/* Copy n non-overlapping bytes exactly (no overshoot), 16 at a time then bytewise. */
+static inline void lz4_copy_exact(uint8_t *d, const uint8_t *s, size_t n)
+{
+	for (; n >= 16; n -= 16, d += 16, s += 16) {
+		lz4_copy8(d, s);
+		lz4_copy8(d + 8, s + 8);
+	}
+	while (n > 0) {
+		*d++ = *s++;
+		n--;
+	}
 }
 
 /* Length extension: add bytes while they are 255. Each byte adds at most 255,
@@ -153,11 +202,9 @@ int er_lz4_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t out
 			ip = ie;
 			op = oe;
 		} else {
-			size_t n = lit;
-			while (n > 0) {
-				*op++ = *ip++;
-				n--;
-			}
+			lz4_copy_exact(op, ip, lit);
+			ip += lit;
+			op += lit;
 		}
 
 		if (ip == ip_end)
@@ -189,14 +236,12 @@ match:
 			lz4_match_wild(op, off, ml);
 			op += ml;
 		} else {
-			const uint8_t *m = op - off;
 			if (LZ4_UNLIKELY(ml > (size_t)(op_end - op))) {
 				err = ER_LZ4_E_OUTPUT_OVERRUN;
 				goto fail;
 			}
-			do
-				*op++ = *m++;
-			while (--ml > 0);
+			lz4_match_exact(op, off, ml);
+			op += ml;
 		}
 
 next_token:

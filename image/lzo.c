@@ -35,6 +35,7 @@
  * accesses.) */
 typedef uint64_t lzo_una64 __attribute__((may_alias, aligned(1)));
 typedef uint32_t lzo_una32 __attribute__((may_alias, aligned(1)));
+typedef uint16_t lzo_una16 __attribute__((may_alias, aligned(1)));
 
 static inline __attribute__((always_inline)) void lzo_copy8(uint8_t *d, const uint8_t *s)
 {
@@ -56,15 +57,31 @@ static inline __attribute__((always_inline)) void lzo_copy4(uint8_t *d, const ui
  * 8 bytes at a time from that (equivalent, periodic) distance. */
 static const uint8_t lzo_overlap_step[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
 
-/* Copy a match of len >= 1 bytes from op - dist (1 <= dist <= op - out).
- * May write up to 15 bytes past op + len: the caller guarantees len + 16 bytes
- * of room at op. */
+/* Copy a match of len >= 1 bytes from op - dist (1 <= dist <= bytes already
+ * written). May write up to 15 bytes past op + len: the caller guarantees
+ * len + 16 bytes of room at op. */
 static inline __attribute__((always_inline)) void lzo_match_wild(uint8_t *op, size_t dist, size_t len)
 {
 	const uint8_t *m = op - dist;
 	uint8_t *const oe = op + len;
 
 	if (LZO_UNLIKELY(dist < 8)) {
+		if (dist == 1 || dist == 2 || dist == 4) {
+			/* period divides 8: store one replicated word (runs of zeros) */
+			uint64_t v;
+			if (dist == 1)
+				v = 0x0101010101010101ull * m[0];
+			else if (dist == 2)
+				v = 0x0001000100010001ull * *(const lzo_una16 *)m;
+			else
+				v = 0x0000000100000001ull * *(const lzo_una32 *)m;
+			do {
+				*(lzo_una64 *)op = v;
+				*(lzo_una64 *)(op + 8) = v;
+				op += 16;
+			} while (op < oe);
+			return;
+		}
 		op[0] = m[0]; op[1] = m[1]; op[2] = m[2]; op[3] = m[3];
 		op[4] = m[4]; op[5] = m[5]; op[6] = m[6]; op[7] = m[7];
 		m = op + 8 - lzo_overlap_step[dist];
@@ -82,6 +99,36 @@ static inline __attribute__((always_inline)) void lzo_match_wild(uint8_t *op, si
 		op += 16;
 		m += 16;
 	} while (op < oe);
+}
+
+/* Same, near the end of the output: writes exactly len bytes (room >= len). */
+static inline void lzo_match_exact(uint8_t *op, size_t dist, size_t len)
+{
+	const uint8_t *m;
+
+	if (len > 32) {
+		/* all but the last 16 bytes the fast way: its overshoot stays below op + len */
+		lzo_match_wild(op, dist, len - 16);
+		op += len - 16;
+		len = 16;
+	}
+	m = op - dist;
+	do
+		*op++ = *m++;
+	while (--len > 0);
+}
+
+/* Copy n non-overlapping bytes exactly (no overshoot), 16 at a time then bytewise. */
+static inline void lzo_copy_exact(uint8_t *d, const uint8_t *s, size_t n)
+{
+	for (; n >= 16; n -= 16, d += 16, s += 16) {
+		lzo_copy8(d, s);
+		lzo_copy8(d + 8, s + 8);
+	}
+	while (n > 0) {
+		*d++ = *s++;
+		n--;
+	}
 }
 
 /* Extended length: zero bytes count 255 each, the first non-zero byte ends it.
@@ -179,9 +226,9 @@ literal_run:
 						err = ER_LZO_E_OUTPUT_OVERRUN;
 						goto fail;
 					}
-					do
-						*op++ = *ip++;
-					while (--t > 0);
+					lzo_copy_exact(op, ip, t);
+					op += t;
+					ip += t;
 				}
 				state = 4;
 				continue;
@@ -299,14 +346,12 @@ literal_run:
 			lzo_match_wild(op, dist, t);
 			op += t;
 		} else {
-			const uint8_t *m = op - dist;
 			if ((size_t)(op_end - op) < t) {
 				err = ER_LZO_E_OUTPUT_OVERRUN;
 				goto fail;
 			}
-			do
-				*op++ = *m++;
-			while (--t > 0);
+			lzo_match_exact(op, dist, t);
+			op += t;
 		}
 
 trailing:

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The full cycle through efiresume on a real Debian kernel:
+#   boot 1 (fixture): efiresume finds no image, starts the kernel; it hibernates
+#   boot 2: efiresume resumes the image; the resumed shell checks its memory, the
+#           swap, EFI variables and the disk
+#   boot 3: no second resume: efiresume finds no image and starts the fallback
+# resume.sh NAME ARCH KPKG [backports] [-- KERNEL_ARGS...]   env: MEM, SMP
+set -euo pipefail
+. "$(dirname "$0")/../lib/fixture.sh"
+name=$1 arch=$2
+make_fixture "$@"
+fx=$(fixture_dir "$name")
+d=$(scratch "resume-$name")
+copy_fixture "$name" "$d"
+esp_put "$d/disk.img" "$BUILD/efiresume-$arch.efi" "::/EFI/BOOT/$(efi_boot_name "$arch")"
+token=$(fixture_fact "$fx" token) md5=$(fixture_fact "$fx" md5) comp=$(fixture_fact "$fx" compressor)
+ok=0
+
+echo "boot 1 (from the fixture):"
+expect "$fx/serial.log" "efiresume: swap PARTUUID=$SWAP_PARTUUID: no image" "efiresume found no image" || ok=1
+expect "$fx/serial.log" '^EFIRESUME-TEST: hibernating$' "the fallback kernel hibernated" || ok=1
+
+echo "boot 2 (resume):"
+rc=0
+run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 240 || rc=$?
+[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+log=$d/boot2.log
+expect "$log" "efiresume: PARTUUID=$SWAP_PARTUUID: image of an .* kernel" "image recognised" || ok=1
+expect "$log" 'efiresume: plan: [0-9]+ pages into their own frames, [0-9]+ bounced' "plan reported" || ok=1
+if [ "$comp" != none ]; then
+	expect "$log" 'efiresume: PARTUUID=.*: CRC32 0x[0-9a-f]{8} verified' "CRC verified" || ok=1
+fi
+expect "$log" 'efiresume: timing: ' "phase timings reported" || ok=1
+expect "$log" 'swap signature restored to SWAPSPACE2; handing off' "committed" || ok=1
+expect "$log" '^EFIRESUME-TEST: resumed$' "shell continued after the hibernate command" || ok=1
+expect "$log" "^EFIRESUME-TEST: token-after=$token\$" "same token" || ok=1
+expect "$log" "^EFIRESUME-TEST: md5-after=$md5\$" "same md5 of the 48 MiB tmpfs file" || ok=1
+if c=$(grep -aE '^EFIRESUME-TEST: counter [0-9]+ -> [0-9]+' "$log.txt"); then
+	set -- $c
+	if [ "$5" -gt "$3" ]; then echo "  ok: counter still counting ($3 -> $5)"; else echo "  STOPPED counter: $c"; ok=1; fi
+else
+	echo "  MISSING: counter line"; ok=1
+fi
+expect "$log" '^EFIRESUME-TEST: swap-reusable=yes' "swapoff + swapon" || ok=1
+expect "$log" '^EFIRESUME-TEST: efivars-read=yes' "EFI variable read" || ok=1
+expect "$log" '^EFIRESUME-TEST: efivars-write=yes' "EFI variable written" || ok=1
+expect "$log" '^EFIRESUME-TEST: disk-read=yes' "disk readable" || ok=1
+expect "$log" '^EFIRESUME-TEST: checks-done' "checks done" || ok=1
+expect_not "$log" 'Kernel panic|BUG:|Oops|hibernate failed' "no kernel error" || ok=1
+sig=$(swap_sig "$d/disk.img")
+[ "$sig" = SWAPSPACE2 ] && echo "  ok: swap signature is $sig" || { echo "  WRONG swap signature $sig"; ok=1; }
+
+echo "boot 3 (no second resume):"
+sed 's/^options \(.*\)$/options \1 efiresume_kresume/' "$fx/efiresume.conf" > "$d/efiresume.conf"
+esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+rc=0
+run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot3.log" 180 || rc=$?
+[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+expect "$d/boot3.log" "efiresume: swap PARTUUID=$SWAP_PARTUUID: no image" "efiresume found no image" || ok=1
+expect "$d/boot3.log" '^EFIRESUME-TEST: booted' "fallback kernel started" || ok=1
+expect "$d/boot3.log" '^EFIRESUME-TEST: kernel resume: no image' "the kernel finds no image either" || ok=1
+exit $ok
