@@ -20,7 +20,8 @@ struct er_handoff {
 	UINT64 jump_address;        /* VA of the image kernel's restore_registers */
 	UINT64 jump_address_phys;
 	UINT64 image_cr3;
-	BOOLEAN pae;                /* i386: the image kernel runs with PAE */
+	const UINT8 *cr3_page;      /* the image's page at cr3 as loaded (NULL: all zero or absent);
+				     * i386 looks at it to tell PAE from 2-level paging */
 	/* from the plan */
 	UINT64 list_phys;           /* struct er_restore_entry[list_count] */
 	UINT64 list_count;
@@ -34,6 +35,11 @@ struct er_handoff {
 /* Before ExitBootServices: page tables, GDT, stack and the restore routine, all in safe
  * pages. Logs and returns an error if it cannot; changes nothing else. */
 EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *ctx);
+
+/* After ExitBootServices, before the jump: firmware-side work that must wait until
+ * boot services are gone (i386: SetVirtualAddressMap with the image kernel's
+ * assignment). m is the final memory map. Must not allocate or print. */
+void er_arch_after_exit(struct er_handoff *h, struct er_memmap *m);
 
 /* After ExitBootServices: jump to the restore routine. Never returns. */
 void er_arch_jump(const struct er_handoff *h) __attribute__((noreturn));

@@ -10,7 +10,8 @@
 uint32_t er_crc32_le(uint32_t crc, const void *p, size_t len);
 
 /* zlib crc32(crc, p, len): with pre/post inversion; start with crc = 0;
- * chainable the same way. er_crc32_zlib(c, p, n) == ~er_crc32_le(~c, p, n). */
+ * chainable the same way. er_crc32_zlib(c, p, n) == ~er_crc32_le(~c, p, n).
+ * (Unlike zlib, p == NULL is not special: with len 0 the crc is returned.) */
 uint32_t er_crc32_zlib(uint32_t crc, const void *p, size_t len);
 
 #endif

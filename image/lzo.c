@@ -57,48 +57,77 @@ static inline __attribute__((always_inline)) void lzo_copy4(uint8_t *d, const ui
  * 8 bytes at a time from that (equivalent, periodic) distance. */
 static const uint8_t lzo_overlap_step[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
 
+/* Shift turning a distance d (d & 7 != 0) into lcm(d, 8) = d << shift[d & 7]. */
+static const uint8_t lzo_lcm8_shift[8] = { 0, 3, 2, 3, 1, 3, 2, 3 };
+
 /* Copy a match of len >= 1 bytes from op - dist (1 <= dist <= bytes already
  * written). May write up to 15 bytes past op + len: the caller guarantees
  * len + 16 bytes of room at op. */
 static inline __attribute__((always_inline)) void lzo_match_wild(uint8_t *op, size_t dist, size_t len)
 {
 	const uint8_t *m = op - dist;
-	uint8_t *const oe = op + len;
+	uint8_t *const start = op, *const oe = op + len;
 
-	if (LZO_UNLIKELY(dist < 8)) {
-		if (dist == 1 || dist == 2 || dist == 4) {
-			/* period divides 8: store one replicated word (runs of zeros) */
-			uint64_t v;
-			if (dist == 1)
-				v = 0x0101010101010101ull * m[0];
-			else if (dist == 2)
-				v = 0x0001000100010001ull * *(const lzo_una16 *)m;
-			else
-				v = 0x0000000100000001ull * *(const lzo_una32 *)m;
-			do {
-				*(lzo_una64 *)op = v;
-				*(lzo_una64 *)(op + 8) = v;
-				op += 16;
-			} while (op < oe);
-			return;
-		}
+	if (LZO_LIKELY(dist >= 16) && ((dist & 7) == 0 || len < 64 || dist >= 128)) {
+		do {
+			lzo_copy8(op, m);
+			lzo_copy8(op + 8, m + 8);
+			op += 16;
+			m += 16;
+		} while (op < oe);
+		return;
+	}
+	if ((dist & (dist - 1)) == 0) {
+		/* period 1, 2, 4 or 8 (runs of zeros): store one replicated word */
+		uint64_t v;
+		if (dist == 1)
+			v = 0x0101010101010101ull * m[0];
+		else if (dist == 2)
+			v = 0x0001000100010001ull * *(const lzo_una16 *)m;
+		else if (dist == 4)
+			v = 0x0000000100000001ull * *(const lzo_una32 *)m;
+		else
+			v = *(const lzo_una64 *)m;
+		do {
+			*(lzo_una64 *)op = v;
+			*(lzo_una64 *)(op + 8) = v;
+			op += 16;
+		} while (op < oe);
+		return;
+	}
+	if (dist < 8) {
 		op[0] = m[0]; op[1] = m[1]; op[2] = m[2]; op[3] = m[3];
 		op[4] = m[4]; op[5] = m[5]; op[6] = m[6]; op[7] = m[7];
 		m = op + 8 - lzo_overlap_step[dist];
 		op += 8;
-		while (op < oe) {
+	}
+	/* Here op - m >= 8 (a multiple of dist) and op - start is a multiple of 8. */
+	if (len >= 64 && (dist & 7) != 0) {
+		/* A long match whose period is not a multiple of 8: every 8-byte load
+		 * would straddle two recent stores, which store forwarding cannot
+		 * serve (~1 GB/s). Once lcm(dist, 8) - dist bytes exist, copy from
+		 * D = lcm(dist, 8) back instead: each load then reads exactly one
+		 * earlier 8-byte store, D / 8 stores back. */
+		size_t D = dist << lzo_lcm8_shift[dist & 7];
+		while (op < oe && (size_t)(op - start) < D - dist) {
 			lzo_copy8(op, m);
 			op += 8;
 			m += 8;
 		}
+		m = op - D;
+		while (op < oe) {
+			lzo_copy8(op, m);
+			lzo_copy8(op + 8, m + 8);
+			op += 16;
+			m += 16;
+		}
 		return;
 	}
-	do {
+	while (op < oe) {
 		lzo_copy8(op, m);
-		lzo_copy8(op + 8, m + 8);
-		op += 16;
-		m += 16;
-	} while (op < oe);
+		op += 8;
+		m += 8;
+	}
 }
 
 /* Same, near the end of the output: writes exactly len bytes (room >= len). */

@@ -9,7 +9,8 @@
  *
  * Never reads outside in[0, in_len) nor writes outside out[0, out_cap), on any
  * input. Bytes of out past the decoded length (but below out_cap) may be
- * overwritten with scratch data by the word-at-a-time copies.
+ * overwritten with scratch data by the word-at-a-time copies. in and out must
+ * not overlap.
  */
 #ifndef EFIRESUME_IMAGE_LZO_H
 #define EFIRESUME_IMAGE_LZO_H

@@ -90,6 +90,19 @@ EFI_STATUS er_plan_safe_alloc(void *ctx, UINTN pages, BOOLEAN code, UINT64 *phys
 	return EFI_OUT_OF_RESOURCES;
 }
 
+const UINT8 *er_plan_content(const struct er_plan *p, UINT64 pfn)
+{
+	UINT64 i = lower_bound(p, pfn);
+	if (i >= p->npfns || (p->pfns[i] & ~ER_PFN_ZERO) != pfn || (p->pfns[i] & ER_PFN_ZERO))
+		return NULL;
+	if (p->direct[i])
+		return (const UINT8 *)(UINTN)(pfn * PAGE);
+	for (UINT64 k = 0; k < p->list_n; k++)
+		if (p->list[k].dst == pfn * PAGE)
+			return p->list[k].src ? (const UINT8 *)(UINTN)p->list[k].src : NULL;
+	return NULL;
+}
+
 static int refuse(struct er_error *err, enum er_reason r, const char *fmt, UINT64 a, UINT64 b)
 {
 	err->reason = r;

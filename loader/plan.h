@@ -45,6 +45,10 @@ struct er_sink er_plan_sink(struct er_plan *p);
 /* Safe-page allocator (er_safe_alloc_fn). */
 EFI_STATUS er_plan_safe_alloc(void *ctx, UINTN pages, BOOLEAN code, UINT64 *phys);
 
+/* Where the loaded content of an image frame is now (its own frame, or its bounce
+ * frame); NULL for an all-zero page or a frame the image does not hold. */
+const UINT8 *er_plan_content(const struct er_plan *p, UINT64 pfn);
+
 /* Release every page the plan took. */
 void er_plan_undo(struct er_plan *p);
 

@@ -175,6 +175,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	h.list_phys = (UINT64)(UINTN)plan.list;
 	h.list_count = plan.list_n;
 	h.ram_top = plan.ram_top;
+	h.cr3_page = er_plan_content(&plan, img.cr3 / ER_PAGE_SIZE);
 	err = er_arch_prepare(&h, er_plan_safe_alloc, &plan);
 	if (EFI_ERROR(err)) {
 		er_plan_undo(&plan);
@@ -215,6 +216,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		goto out;
 	}
 	__asm__ __volatile__("cli");
+	er_arch_after_exit(&h, &m);
 	/* 6. platform: ACPI mode when the image does not expect the platform to do it */
 	if (!(img.flags & ER_SF_PLATFORM_MODE))
 		er_acpi_enable();

@@ -1,7 +1,8 @@
 /* swsusp-inspect: explain a Linux hibernation image on a swap partition or disk image.
- *   swsusp-inspect PATH [--offset BYTES] [--json]
+ *   swsusp-inspect PATH [--offset BYTES] [--json] [--dump-body FILE]
  * PATH: a partition, a whole disk image (the Linux swap partition of its GPT is used),
  * or a raw swap image. Reads the whole image (decompressing and checking the CRC).
+ * --dump-body FILE writes the image's data pages, uncompressed, in stream order.
  * Exit status 0: resumable; otherwise 10 + the refusal reason number. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -72,6 +73,7 @@ static int find_gpt_swap(int fd, uint64_t *off, uint64_t *size)
 
 struct count_sink {
 	uint64_t pages, max_pfn, min_pfn;
+	FILE *dump;
 };
 
 static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
@@ -90,9 +92,11 @@ static int page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *e
 {
 	struct count_sink *c = ctx;
 	(void)pfn;
-	(void)data;
-	(void)err;
 	c->pages++;
+	if (c->dump && fwrite(data, ER_PAGE_SIZE, 1, c->dump) != 1) {
+		snprintf(err->detail, sizeof(err->detail), "cannot write the dump file");
+		return -1;
+	}
 	return 0;
 }
 
@@ -112,15 +116,16 @@ static void json_str(const char *k, const char *v, int last)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: swsusp-inspect PATH [--offset BYTES] [--json]\n");
+	fprintf(stderr, "usage: swsusp-inspect PATH [--offset BYTES] [--json] [--dump-body FILE]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	int json = 0, have_off = 0;
+	const char *dump = NULL;
 	uint64_t off = 0, size = 0;
-	static const struct option opts[] = { { "offset", 1, 0, 'o' }, { "json", 0, 0, 'j' }, { 0, 0, 0, 0 } };
+	static const struct option opts[] = { { "offset", 1, 0, 'o' }, { "json", 0, 0, 'j' }, { "dump-body", 1, 0, 'd' }, { 0, 0, 0, 0 } };
 	int c;
 	while ((c = getopt_long(argc, argv, "o:j", opts, NULL)) != -1) {
 		if (c == 'o') {
@@ -128,6 +133,8 @@ int main(int argc, char **argv)
 			have_off = 1;
 		} else if (c == 'j')
 			json = 1;
+		else if (c == 'd')
+			dump = optarg;
 		else
 			usage();
 	}
@@ -161,6 +168,10 @@ int main(int argc, char **argv)
 	uint8_t *page0 = malloc(ER_PAGE_SIZE), *map = NULL, *io = NULL, *unc = NULL;
 	uint64_t *pfns = NULL;
 	struct count_sink cs = { 0 };
+	if (dump && !(cs.dump = fopen(dump, "wb"))) {
+		fprintf(stderr, "swsusp-inspect: %s: %s\n", dump, strerror(errno));
+		return 2;
+	}
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
@@ -179,6 +190,8 @@ int main(int argc, char **argv)
 		r = er_image_stream(&img, &src, &b, &sink, &err);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (cs.dump)
+		fclose(cs.dump);
 	double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	const char *gen = img.nr_zero ? "6.6+ (zero pages not stored)" : "6.1-style PFN list";
 	char verdict[256];

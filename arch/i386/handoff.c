@@ -10,6 +10,12 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	return log_error_status(EFI_UNSUPPORTED, L"resuming on ia32 is not implemented yet");
 }
 
+void er_arch_after_exit(struct er_handoff *h, struct er_memmap *m)
+{
+	(void)h;
+	(void)m;
+}
+
 void er_arch_jump(const struct er_handoff *h)
 {
 	(void)h;

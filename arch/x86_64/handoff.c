@@ -103,6 +103,14 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	return EFI_SUCCESS;
 }
 
+void er_arch_after_exit(struct er_handoff *h, struct er_memmap *m)
+{
+	/* x86_64: the firmware stays in physical mode; the image kernel reaches it through
+	 * its 1:1 mappings of the runtime regions (see README, "EFI runtime services"). */
+	(void)h;
+	(void)m;
+}
+
 void er_arch_jump(const struct er_handoff *h)
 {
 	void (*tramp)(UINT64 params) = (void (*)(UINT64))(UINTN)h->code_phys;

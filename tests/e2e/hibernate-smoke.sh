@@ -2,6 +2,7 @@
 # Builds (or reuses) a hibernation fixture and prints its facts.
 #   hibernate-smoke.sh [--kresume] ARCH KPKG [backports] [KERNEL_ARGS...]
 #   env MEM (default 512), SMP (default 1)
+# (FIXTURE_QEMU_ARGS: see tests/lib/fixture.sh)
 # --kresume: then also resumes a copy of the fixture with the KERNEL's own resume
 # path (efiresume in dry-run, the kernel told to resume from /dev/vda2) and checks
 # what resumed.sh reports. That validates the fixture and the checks, not efiresume.
@@ -18,7 +19,7 @@ suite=
 args=("$@")
 
 # a fixture name that tells the parameters apart
-tag=$(echo "$kpkg $suite ${MEM:-512} ${SMP:-1} ${args[*]}" | md5sum | cut -c1-8)
+tag=$(echo "$kpkg $suite ${MEM:-512} ${SMP:-1} ${args[*]} $(fixture_qemu_args "$arch")" | md5sum | cut -c1-8)
 name=smoke-$arch-${kpkg//[:\/]/_}${suite:+-$suite}-$tag
 
 make_fixture "$name" "$arch" "$kpkg" $suite -- "${args[@]}"
@@ -36,7 +37,7 @@ esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 rc=0
 t0=$(date +%s.%N)
 MEM=$(fixture_fact "$dir" mem) SMP=$(fixture_fact "$dir" smp) \
-	run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/serial.log" 300 || rc=$?
+	run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/serial.log" 300 $(fixture_fact "$dir" qemu_args) || rc=$?
 t1=$(date +%s.%N)
 echo "kernel resume boot: qemu exit status $rc after $(fmt_secs "$t0" "$t1") s"
 ok=0

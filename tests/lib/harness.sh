@@ -141,6 +141,11 @@ run_qemu() {
 	ia32) qemu=qemu-system-i386
 	      machine=(-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on) ;;
 	esac
+	# QEMU 7.2's TCG can corrupt RFLAGS after cmpxchg16b (6.12 kernels crash early):
+	# x64 guests run without CX16 unless a -cpu is given (QEMU_CPU_X64 overrides)
+	if [ "$arch" = x64 ] && [[ " $* " != *" -cpu "* ]]; then
+		set -- -cpu "${QEMU_CPU_X64:-qemu64,-cx16}" "$@"
+	fi
 	: > "$log"
 	timeout --foreground -k 5 "$tmo" $qemu "${machine[@]}" -accel tcg -m "${MEM:-512}" -smp "${SMP:-1}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code "$arch")" \

@@ -112,11 +112,13 @@ static void fill_kind(uint8_t *p, size_t n, enum kind k)
 		break;
 	}
 	case K_PERIODIC:
-		/* runs with periods 1..9 (overlapping matches) between random bytes */
+		/* runs with periods 1..9, sometimes up to 130 (overlapping matches),
+		 * between random bytes */
 		i = 0;
 		while (i < n) {
-			size_t per = 1 + rng_below(9), len = 1 + rng_below(600);
-			uint8_t pat[9];
+			size_t per = rng_below(3) ? 1 + rng_below(9) : 1 + rng_below(130);
+			size_t len = 1 + rng_below(rng_below(4) ? 600 : 5000);
+			uint8_t pat[130];
 			for (size_t j = 0; j < per; j++)
 				pat[j] = (uint8_t)rng();
 			for (size_t j = 0; j < len && i < n; j++)
@@ -309,16 +311,19 @@ static void test_empty_and_tiny(void **state)
 static void test_overlapping_matches(void **state)
 {
 	(void)state;
-	/* for every offset 1..16 and several lengths, against liblz4 and a naive copy */
-	for (size_t off = 1; off <= 16; off++) {
-		for (size_t ml = 4; ml <= 300; ml += (ml < 40 ? 1 : 37)) {
-			uint8_t blk[64], exp[512], out[512], ref[512];
+	/* every offset 1..140 with many lengths (short, and long enough for the
+	 * lcm(offset, 8) path), against liblz4 and a naive reference copy */
+	static const size_t mls[] = { 41, 47, 63, 64, 65, 71, 100, 127, 128, 129, 200, 300, 1000, 1024, 5000 };
+	for (size_t off = 1; off <= 140; off++) {
+		for (size_t mi = 0; mi < 37 + ER_ARRAY_SIZE(mls); mi++) {
+			size_t ml = mi < 37 ? 4 + mi : mls[mi - 37];
+			uint8_t blk[256], exp[5200], out[5200], ref[5200];
 			size_t b = 0, olen;
-			/* 16 literals, match (off, ml), 12 last literals */
+			/* 140 literals, match (off, ml), 12 last literals */
 			blk[b++] = (uint8_t)(0xf0 | (ml - 4 >= 15 ? 15 : ml - 4));
-			blk[b++] = 1; /* 15 + 1 = 16 literals */
-			for (int i = 0; i < 16; i++)
-				blk[b++] = (uint8_t)('A' + i);
+			blk[b++] = 140 - 15;
+			for (int i = 0; i < 140; i++)
+				blk[b++] = (uint8_t)(i * 37 + 11);
 			blk[b++] = (uint8_t)off;
 			blk[b++] = 0;
 			if (ml - 4 >= 15) {
@@ -333,12 +338,12 @@ static void test_overlapping_matches(void **state)
 			blk[b++] = 0xc0;
 			memcpy(blk + b, "vwxyz0123456", 12);
 			b += 12;
-			size_t n = 16 + ml + 12;
-			for (size_t i = 0; i < 16; i++)
-				exp[i] = (uint8_t)('A' + i);
-			for (size_t i = 16; i < 16 + ml; i++)
+			size_t n = 140 + ml + 12;
+			for (size_t i = 0; i < 140; i++)
+				exp[i] = (uint8_t)(i * 37 + 11);
+			for (size_t i = 140; i < 140 + ml; i++)
 				exp[i] = exp[i - off];
-			memcpy(exp + 16 + ml, "vwxyz0123456", 12);
+			memcpy(exp + 140 + ml, "vwxyz0123456", 12);
 			assert_int_equal(LZ4_decompress_safe((const char *)blk, (char *)ref, (int)b, (int)n), (int)n);
 			assert_memory_equal(ref, exp, n);
 			/* exact capacity (byte paths at the end) and roomy (fast paths) */

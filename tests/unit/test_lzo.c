@@ -110,11 +110,13 @@ static void fill_kind(uint8_t *p, size_t n, enum kind k)
 		break;
 	}
 	case K_PERIODIC:
-		/* runs with periods 1..9 (overlapping matches) between random bytes */
+		/* runs with periods 1..9, sometimes up to 130 (overlapping matches),
+		 * between random bytes */
 		i = 0;
 		while (i < n) {
-			size_t per = 1 + rng_below(9), len = 1 + rng_below(600);
-			uint8_t pat[9];
+			size_t per = rng_below(3) ? 1 + rng_below(9) : 1 + rng_below(130);
+			size_t len = 1 + rng_below(rng_below(4) ? 600 : 5000);
+			uint8_t pat[130];
 			for (size_t j = 0; j < per; j++)
 				pat[j] = (uint8_t)rng();
 			for (size_t j = 0; j < len && i < n; j++)
@@ -350,6 +352,62 @@ static void test_literals_and_matches(void **state)
 	for (size_t i = 4; i < olen; i++)
 		assert_int_equal(out[i], 'd');
 	assert_int_equal(dec(m3, sizeof(m3), out, 41, &olen), ER_LZO_E_OUTPUT_OVERRUN);
+}
+
+/* M3 match of len >= 3 at distance 1..16384 with no trailing literals. */
+static size_t put_m3(uint8_t *b, size_t dist, size_t len)
+{
+	size_t k = 0;
+	if (len - 2 <= 31) {
+		b[k++] = (uint8_t)(0x20 | (len - 2));
+	} else {
+		size_t x = len - 33;
+		b[k++] = 0x20;
+		for (; x > 255; x -= 255)
+			b[k++] = 0;
+		b[k++] = (uint8_t)x;
+	}
+	b[k++] = (uint8_t)((dist - 1) << 2);
+	b[k++] = (uint8_t)((dist - 1) >> 6);
+	return k;
+}
+
+static void test_overlapping_matches(void **state)
+{
+	(void)state;
+	/* every distance 1..140 with many lengths (short, and long enough for
+	 * the lcm(distance, 8) path), against liblzo2 and a naive reference copy */
+	static const size_t mls[] = { 41, 47, 63, 64, 65, 71, 100, 127, 128, 129, 200, 300, 1000, 1024, 5000 };
+	for (size_t dist = 1; dist <= 140; dist++) {
+		for (size_t mi = 0; mi < 38 + ER_ARRAY_SIZE(mls); mi++) {
+			size_t ml = mi < 38 ? 3 + mi : mls[mi - 38];
+			uint8_t blk[256], exp[5200], out[5200], ref[5200];
+			size_t b = 0, olen;
+			blk[b++] = 17 + 140;
+			for (int i = 0; i < 140; i++)
+				blk[b++] = (uint8_t)(i * 37 + 11);
+			b += put_m3(blk + b, dist, ml);
+			blk[b++] = 0x11;
+			blk[b++] = 0;
+			blk[b++] = 0;
+			size_t n = 140 + ml;
+			for (size_t i = 0; i < 140; i++)
+				exp[i] = (uint8_t)(i * 37 + 11);
+			for (size_t i = 140; i < n; i++)
+				exp[i] = exp[i - dist];
+			lzo_uint rl = n;
+			assert_int_equal(lzo1x_decompress_safe(blk, b, ref, &rl, NULL), LZO_E_OK);
+			assert_int_equal(rl, n);
+			assert_memory_equal(ref, exp, n);
+			assert_int_equal(dec(blk, b, out, n, &olen), ER_LZO_E_OK);
+			assert_int_equal(olen, n);
+			assert_memory_equal(out, exp, n);
+			assert_int_equal(dec(blk, b, out, sizeof(out), &olen), ER_LZO_E_OK);
+			assert_int_equal(olen, n);
+			assert_memory_equal(out, exp, n);
+			assert_int_equal(dec(blk, b, out, n - 1, &olen), ER_LZO_E_OUTPUT_OVERRUN);
+		}
+	}
 }
 
 static void test_lookbehind(void **state)
@@ -650,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_chunk_sequence),
 		cmocka_unit_test(test_empty_and_tiny),
 		cmocka_unit_test(test_literals_and_matches),
+		cmocka_unit_test(test_overlapping_matches),
 		cmocka_unit_test(test_lookbehind),
 		cmocka_unit_test(test_end_marker_rules),
 		cmocka_unit_test(test_huge_lengths),
