@@ -134,9 +134,13 @@ static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, 
 	if (img->num_physpages == 0 || img->pfn_cap > img->num_physpages + per_page)
 		FAIL(err, ER_R_HEADER, "%llu meta pages for %llu physical pages", (unsigned long long)img->nr_meta_pages,
 		     (unsigned long long)img->num_physpages);
-	if (img->jump_address_phys & (ER_PAGE_SIZE - 1) || img->cr3 & (ER_PAGE_SIZE - 1))
-		FAIL(err, ER_R_HEADER, "jump_address_phys 0x%llx / cr3 0x%llx not page aligned",
-		     (unsigned long long)img->jump_address_phys, (unsigned long long)img->cr3);
+	/* restore_registers is page aligned up to 6.1 but not in later kernels; its virtual
+	 * and physical addresses must agree within the page */
+	if (img->cr3 & (ER_PAGE_SIZE - 1) ||
+	    (img->jump_address ^ img->jump_address_phys) & (ER_PAGE_SIZE - 1))
+		FAIL(err, ER_R_HEADER, "cr3 0x%llx not page aligned, or jump address 0x%llx / 0x%llx differ within the page",
+		     (unsigned long long)img->cr3, (unsigned long long)img->jump_address,
+		     (unsigned long long)img->jump_address_phys);
 	return ER_OK;
 }
 

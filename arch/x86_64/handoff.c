@@ -68,8 +68,7 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 			table(pd + g * PAGE)[i] = (g * GIB + i * MIB2) | PTE_P | PTE_W | PTE_PS;
 	}
 
-	/* jump_address -> jump_address_phys, two 4 KiB pages (restore_registers is small
-	 * and page aligned; the second page covers a routine that crosses a page end) */
+	/* jump_address -> jump_address_phys, two 4 KiB pages (restore_registers is small; the second page covers a routine that crosses a page end) */
 	UINT64 va = h->jump_address;
 	UINTN i4 = (va >> 39) & 511, i3 = (va >> 30) & 511, i2 = (va >> 21) & 511, i1 = (va >> 12) & 511;
 	if (i4 == 0)
@@ -79,8 +78,8 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	table(pml4)[i4] = jpdpt | PTE_P | PTE_W;
 	table(jpdpt)[i3] = jpd | PTE_P | PTE_W;
 	table(jpd)[i2] = jpt | PTE_P | PTE_W;
-	table(jpt)[i1] = h->jump_address_phys | PTE_P | PTE_W;
-	table(jpt)[i1 + 1] = (h->jump_address_phys + PAGE) | PTE_P | PTE_W;
+	table(jpt)[i1] = (h->jump_address_phys & ~(PAGE - 1)) | PTE_P | PTE_W;
+	table(jpt)[i1 + 1] = ((h->jump_address_phys & ~(PAGE - 1)) + PAGE) | PTE_P | PTE_W;
 
 	er_memcpy((void *)(UINTN)code, er_tramp64_start, code_len);
 	struct tramp_params *p = (struct tramp_params *)(UINTN)params;

@@ -4,7 +4,8 @@
  *  even: the raw GetMemoryMap() helper. Bytes 1..3 pick the descriptor size
  *        (40/48/56/64 or any value), the version and the ER_E820_F_* flags;
  *        the rest is the map. Checked: never a positive result; on success
- *        at most ER_E820_KERNEL_MIN_TABLE entries, the checksum helper agrees,
+ *        at most ER_E820_KERNEL_MIN_TABLE entries (maybe fewer than 2: the
+ *        kernel only checks the count before sanitizing), the checksum helper agrees,
  *        the table is sorted, non-overlapping, without empty entries or
  *        touching neighbours of one mergeable type (unless an entry ends at
  *        2^64, which switches the kernel's sanitizer off), and sanitizing it
@@ -84,7 +85,7 @@ static void raw_mode(const uint8_t *data, size_t size)
 	if (r > 0 || r != r2 || er_e820_strerror(r) == NULL)
 		abort();
 	if (r == ER_E820_OK) {
-		if (n < 2 || n > ER_E820_KERNEL_MIN_TABLE || crc != er_e820_checksum(t, n))
+		if (n > ER_E820_KERNEL_MIN_TABLE || crc != er_e820_checksum(t, n))
 			abort();
 		check_table(t, n);
 	} else if (n != 0) {

@@ -7,11 +7,18 @@
 # Command-line switches (all optional):
 #   efiresume_mb=N        size of the random file on /tmp in MiB (default 48)
 #   efiresume_keepswap    do not mkswap /dev/vda2 (it already holds a swap header)
+#   efiresume_probe       only report that this kernel booted, then power off
+#                         (the normal boot program of the refusal tests)
 #   efiresume_kresume     test only: ask THIS kernel to resume the image in
 #                         /dev/vda2 (the kernel's own path, for comparison)
 # /resumed.sh (the checks after resume) is written into the initramfs by the
 # fixture builder before this part of /init.
 say "booted $(uname -r) $(uname -m)"
+
+if grep -q '\<efiresume_probe\>' /proc/cmdline; then
+	say "probe: normal boot"
+	poweroff -f
+fi
 
 if grep -q '\<efiresume_kresume\>' /proc/cmdline; then
 	say "kernel resume from $(cat /sys/class/block/vda2/dev)"
