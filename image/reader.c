@@ -375,6 +375,51 @@ static enum er_reason body_page(struct body *b, const uint8_t *p, struct er_erro
 	return ER_OK;
 }
 
+/* direct_chunk(): "take the ordinary path" (never a refusal reason) */
+#define NOT_DIRECT ER_R_COUNT
+
+static int decompress(enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap, size_t *out_len)
+{
+	if (comp == ER_COMP_LZO)
+		return er_lzo1x_decompress(in, in_len, out, cap, out_len);
+	return er_lz4_decompress(in, in_len, out, cap, out_len);
+}
+
+/* Zero-copy: decompress a chunk of data pages straight to where the sink wants them.
+ * ER_OK when done, NOT_DIRECT when this chunk must take the ordinary path. */
+static enum er_reason direct_chunk(struct body *b, const struct er_sink *sink, const uint8_t *in, size_t in_len,
+				   uint32_t *crc, struct er_error *err)
+{
+	struct er_image *img = b->img;
+	uint64_t k = ER_MIN((uint64_t)ER_CHUNK_PAGES, b->total - b->done), idx = b->cursor;
+	size_t out_len = 0;
+	uint8_t *out;
+
+	if (!sink || !sink->dest || !sink->commit || b->done < img->nr_meta_pages)
+		return NOT_DIRECT;
+	while (idx < img->nr_pfns && (b->pfns[idx] & ER_PFN_ZERO))
+		idx++;
+	if (idx + k > img->nr_pfns)
+		return NOT_DIRECT;
+	for (uint64_t i = idx; i < idx + k; i++)
+		if (b->pfns[i] & ER_PFN_ZERO)
+			return NOT_DIRECT;
+	out = sink->dest(sink->ctx, idx, k);
+	if (!out)
+		return NOT_DIRECT;
+	/* a chunk that does not come out as exactly k pages is redone the ordinary way,
+	 * which reports what is wrong with it; the frames written meanwhile are the sink's */
+	if (decompress(img->comp, in, in_len, out, k * ER_PAGE_SIZE, &out_len) != 0 || out_len != k * ER_PAGE_SIZE)
+		return NOT_DIRECT;
+	if (crc)
+		*crc = er_crc32_le(*crc, out, out_len);
+	if (sink->commit(sink->ctx, idx, k, err))
+		return err ? (err->reason = ER_R_SINK) : ER_R_SINK;
+	b->cursor = idx + k;
+	b->done += k;
+	return ER_OK;
+}
+
 enum er_reason er_image_stream(struct er_image *img, const struct er_source *src,
 			       const struct er_stream_buffers *buf, const struct er_sink *sink,
 			       struct er_error *err)
@@ -424,10 +469,16 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 			if (r)
 				return r;
 			size_t out_len = 0;
-			if (img->comp == ER_COMP_LZO)
-				dr = er_lzo1x_decompress(p + img->word, (size_t)cmp_len, buf->unc, ER_CHUNK_BYTES, &out_len);
-			else
-				dr = er_lz4_decompress(p + img->word, (size_t)cmp_len, buf->unc, ER_CHUNK_BYTES, &out_len);
+			r = direct_chunk(&b, sink, p + img->word, (size_t)cmp_len, crc ? &c : NULL, err);
+			if (r == ER_OK) {
+				img->chunks++;
+				img->stored_bytes += cmp_len;
+				s += stored;
+				continue;
+			}
+			if (r != NOT_DIRECT)
+				return r;
+			dr = decompress(img->comp, p + img->word, (size_t)cmp_len, buf->unc, ER_CHUNK_BYTES, &out_len);
 			unc_len = out_len;
 			if (dr != 0)
 				FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): %s", (unsigned long long)img->chunks,

@@ -126,6 +126,12 @@ struct er_sink {
 	int (*plan)(void *ctx, const struct er_image *img, const uint64_t *pfns, uint64_t n,
 		    struct er_error *err);
 	int (*page)(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *err);
+	/* Optional zero-copy path for compressed images. dest() is asked for a place where
+	 * the next k data pages (PFN list indexes idx..idx+k-1, none of them all-zero) may
+	 * be written contiguously; it returns NULL to decline. When a chunk decompressed
+	 * there whole, commit() takes those k pages instead of k page() calls. */
+	uint8_t *(*dest)(void *ctx, uint64_t idx, uint64_t k);
+	int (*commit)(void *ctx, uint64_t idx, uint64_t k, struct er_error *err);
 };
 
 /* Buffers for er_image_stream (all caller-owned, no allocation inside):

@@ -274,8 +274,48 @@ static int page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *e
 	return 0;
 }
 
+/* Zero-copy: k data pages at PFN indexes idx.. go either all into their own
+ * (consecutive) frames, or all into consecutive bounce frames. */
+static uint8_t *dest(void *ctx, uint64_t idx, uint64_t k)
+{
+	struct er_plan *p = ctx;
+	UINT64 pfn0 = p->pfns[idx] & ~ER_PFN_ZERO;
+	BOOLEAN direct = p->direct[idx] != 0;
+
+	for (UINT64 i = 1; i < k; i++)
+		if ((p->direct[idx + i] != 0) != direct || (direct && p->pfns[idx + i] != pfn0 + i))
+			return NULL;
+	if (direct)
+		return (uint8_t *)(UINTN)(pfn0 * PAGE);
+	if (p->bframe_idx >= p->nbframes || p->bframes[p->bframe_idx].pages - p->bframe_off < k ||
+	    p->list_n + k > p->list_cap)
+		return NULL;
+	return (uint8_t *)(UINTN)(p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE);
+}
+
+static int commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
+{
+	struct er_plan *p = ctx;
+	(void)err;
+	if (!p->direct[idx]) {
+		UINT64 frame = p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE;
+		for (UINT64 i = 0; i < k; i++) {
+			p->list[p->list_n].dst = (p->pfns[idx + i] & ~ER_PFN_ZERO) * PAGE;
+			p->list[p->list_n].src = frame + i * PAGE;
+			p->list_n++;
+		}
+		p->bframe_off += k;
+		if (p->bframe_off == p->bframes[p->bframe_idx].pages) {
+			p->bframe_idx++;
+			p->bframe_off = 0;
+		}
+	}
+	p->cursor = idx + k;
+	return 0;
+}
+
 struct er_sink er_plan_sink(struct er_plan *p)
 {
-	struct er_sink s = { p, plan, page };
+	struct er_sink s = { p, plan, page, dest, commit };
 	return s;
 }

@@ -58,6 +58,24 @@ static int progress_page(void *ctx, uint64_t pfn, const uint8_t *data, struct er
 	return r;
 }
 
+static uint8_t *progress_dest(void *ctx, uint64_t idx, uint64_t k)
+{
+	struct progress *pr = ctx;
+	return pr->inner.dest(pr->inner.ctx, idx, k);
+}
+
+static int progress_commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
+{
+	struct progress *pr = ctx;
+	int r = pr->inner.commit(pr->inner.ctx, idx, k, err);
+	pr->done += k;
+	if (pr->done >= pr->next_report) {
+		log_info(L"loading: %ld%%\n", pr->done * 100 / pr->total);
+		pr->next_report += pr->total / 4;
+	}
+	return r;
+}
+
 static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const char *detail)
 {
 	log_info(L"%a: image refused: %a: %a\n", dev->id, er_reason_text(r), detail);
@@ -157,7 +175,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	}
 	struct er_stream_buffers bufs = { io, IO_PAGES, unc, pfns };
 	struct progress pr = { &plan, er_plan_sink(&plan), 0, img.image_pages, img.image_pages / 4, 0 };
-	struct er_sink sink = { &pr, progress_plan, progress_page };
+	struct er_sink sink = { &pr, progress_plan, progress_page, progress_dest, progress_commit };
 	r = er_image_stream(&img, &src, &bufs, &sink, &e);
 	t_stream = er_time_us();
 	if (r) {

@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 		unc = malloc(ER_CHUNK_BYTES);
 		pfns = malloc((img.pfn_cap + 1) * sizeof(uint64_t));
 		struct er_stream_buffers b = { io, io_pages, unc, pfns };
-		struct er_sink sink = { &cs, plan, page };
+		struct er_sink sink = { &cs, plan, page, NULL, NULL };
 		r = er_image_stream(&img, &src, &b, &sink, &err);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
