@@ -410,6 +410,50 @@ static int kernel_append(struct er_e820_entry *tab, size_t *nt, size_t kcap, con
 	return ER_E820_OK;
 }
 
+static int check_map(const void *map, size_t map_size, size_t desc_size, uint32_t desc_version)
+{
+	if (!map && map_size)
+		return ER_E820_E_INVALID_ARG;
+	if (desc_size < ER_EFI_MEMORY_DESC_MIN)
+		return ER_E820_E_DESC_SIZE;
+	if (desc_version != ER_EFI_MEMORY_DESC_VERSION)
+		return ER_E820_E_DESC_VERSION;
+	return ER_E820_OK;
+}
+
+/* Descriptor i of a raw map (the caller checked i < map_size / desc_size). */
+static void read_desc(const uint8_t *map, size_t desc_size, size_t i, struct er_efi_md *d)
+{
+	const uint8_t *p = map + i * desc_size;
+	d->type = er_le32(p);       /* UINT32 Type; 4 bytes padding */
+	d->phys = er_le64(p + 8);   /* EFI_PHYSICAL_ADDRESS PhysicalStart */
+	d->pages = er_le64(p + 24); /* after VirtualStart: UINT64 NumberOfPages */
+	d->attr = er_le64(p + 32);  /* UINT64 Attribute */
+}
+
+int er_e820_relevant_flags(const void *map, size_t map_size, size_t desc_size, uint32_t desc_version,
+			   uint32_t *mask)
+{
+	int r;
+
+	if (!mask)
+		return ER_E820_E_INVALID_ARG;
+	*mask = 0;
+	r = check_map(map, map_size, desc_size, desc_version);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < map_size / desc_size; i++) {
+		struct er_efi_md d;
+		uint32_t with, without;
+		read_desc(map, desc_size, i, &d);
+		if (stub_type(&d, 0, &with) != stub_type(&d, ER_E820_F_UNACCEPTED_RAM, &without))
+			*mask |= ER_E820_F_UNACCEPTED_RAM;
+		if (stub_type(&d, 0, &with) && stub_type(&d, ER_E820_F_NO_SOFT_RESERVE, &without) && with != without)
+			*mask |= ER_E820_F_NO_SOFT_RESERVE;
+	}
+	return ER_E820_OK;
+}
+
 int er_e820_table_from_efi_map(const void *map, size_t map_size, size_t desc_size, uint32_t desc_version,
 			       uint32_t flags, struct er_e820_entry *out, size_t cap, size_t *out_n)
 {
@@ -420,23 +464,18 @@ int er_e820_table_from_efi_map(const void *map, size_t map_size, size_t desc_siz
 	size_t nt = 0, n0;
 	int r;
 
-	if (!out_n || (!map && map_size) || (!out && cap))
+	if (!out_n || (!out && cap))
 		return ER_E820_E_INVALID_ARG;
 	*out_n = 0;
-	if (desc_size < ER_EFI_MEMORY_DESC_MIN)
-		return ER_E820_E_DESC_SIZE;
-	if (desc_version != ER_EFI_MEMORY_DESC_VERSION)
-		return ER_E820_E_DESC_VERSION;
+	r = check_map(map, map_size, desc_size, desc_version);
+	if (r < 0)
+		return r;
 
 	/* EFI stub: nr_desc = efi_memmap_size / efi_memdesc_size. */
 	size_t nr_desc = map_size / desc_size;
-	const uint8_t *p = map;
-	for (size_t i = 0; i < nr_desc; i++, p += desc_size) {
+	for (size_t i = 0; i < nr_desc; i++) {
 		struct er_efi_md d;
-		d.type = er_le32(p);
-		d.phys = er_le64(p + 8);
-		d.pages = er_le64(p + 24);
-		d.attr = er_le64(p + 32);
+		read_desc(map, desc_size, i, &d);
 		r = stub_add(&s, &d);
 		if (r < 0)
 			return r;

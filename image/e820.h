@@ -96,9 +96,14 @@ struct er_e820_entry {
 #define ER_E820_UNCHANGED          1  /* e820__update_table returned -1: table left exactly as it was */
 #define ER_E820_TRUNCATED          2  /* sanitized result had more than cap entries; kept the first cap */
 
-/* Options describing the image kernel's configuration (0 = the defaults of
- * Debian/Fedora/Ubuntu 6.1 and 6.12 kernels on ordinary, non-confidential
- * machines). */
+/* Options describing the image kernel's configuration. They only matter
+ * when the map has EFI_MEMORY_SP on RAM-class descriptors or unaccepted
+ * memory (er_e820_relevant_flags tells); otherwise every combination gives
+ * the same table. Examples: Debian 6.1/6.12 cloud-amd64 have
+ * CONFIG_EFI_SOFT_RESERVE=y, 6.12 also CONFIG_UNACCEPTED_MEMORY=y; Debian
+ * 6.1 686 has neither (and no NUMA: E820_MAX_ENTRIES = 131). The image header
+ * does not say which kernel wrote it, so a loader that finds a relevant flag
+ * can try each combination and accept a match with any. */
 #define ER_E820_F_NO_SOFT_RESERVE 0x1u /* CONFIG_EFI_SOFT_RESERVE=n or efi=nosoftreserve:
                                         * EFI_MEMORY_SP RAM stays E820 RAM */
 #define ER_E820_F_UNACCEPTED_RAM  0x2u /* >= 6.5 with CONFIG_UNACCEPTED_MEMORY=y: EFI
@@ -146,6 +151,13 @@ int er_e820_table_from_efi_map(const void *map, size_t map_size, size_t desc_siz
 /* Same, returning only the checksum the image header should carry. */
 int er_e820_checksum_from_efi_map(const void *map, size_t map_size, size_t desc_size, uint32_t desc_version,
 				  uint32_t flags, uint32_t *crc);
+
+/* Which ER_E820_F_* flags can change the result for this map (same
+ * argument checks as er_e820_table_from_efi_map): ER_E820_F_NO_SOFT_RESERVE
+ * if a RAM-class descriptor has EFI_MEMORY_SP, ER_E820_F_UNACCEPTED_RAM if
+ * there is unaccepted memory. */
+int er_e820_relevant_flags(const void *map, size_t map_size, size_t desc_size, uint32_t desc_version,
+			   uint32_t *mask);
 
 /* Static description of an ER_E820_* result (never NULL). */
 const char *er_e820_strerror(int err);

@@ -203,7 +203,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	t_prep = er_time_us();
 
 	UINT64 decomp = (t_stream - t_verify) - sc.read_us - pr.place_us - plan.t_plan_us;
-	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), decompress+crc %ld ms, plan %ld ms, place %ld ms, prepare %ld ms\n",
+	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), decompress+crc32 %ld ms, plan %ld ms, place %ld ms, prepare %ld ms\n",
 		 (t_verify - t_start) / 1000, sc.read_us / 1000, sc.reads, sc.bytes >> 20, decomp / 1000,
 		 plan.t_plan_us / 1000, pr.place_us / 1000, (t_prep - t_stream) / 1000);
 

@@ -46,7 +46,10 @@ for i in $(seq "$RUNS"); do
 	copy_fixture "$name" "$d/e$i" > /dev/null
 	esp_put "$d/e$i/disk.img" "$BUILD/efiresume-x64.efi" ::/EFI/BOOT/BOOTX64.EFI
 	timed_boot "$d/e$i/disk.img" "$d/e$i/vars.fd" "$d/e$i/serial" >> "$d/efiresume.times"
-	grep -a 'efiresume: timing:' "$d/e$i/serial.txt" | head -1 >> "$d/phases"
+	{ grep -a 'efiresume: timing:' "$d/e$i/serial.txt" | head -1 | tr -d '\n'
+	  # from the last line efiresume prints to the marker: ExitBootServices, the restore
+	  # routine and the kernel's own restore work (devices, CPUs)
+	  awk '/handing off to the image kernel/ { h = $1 } /EFIRESUME-TEST: resumed/ { printf " handoff %d ms\n", ($1 - h) * 1000; exit }' "$d/e$i/serial.txt"; } >> "$d/phases"
 	# the kernel's own path: efiresume told to look elsewhere, the kernel resumes itself
 	copy_fixture "$name" "$d/k$i" > /dev/null
 	esp_put "$d/k$i/disk.img" "$BUILD/efiresume-x64.efi" ::/EFI/BOOT/BOOTX64.EFI
@@ -61,8 +64,13 @@ printf '    %-44s %8s %8s %8s\n' "median seconds" efiresume kernel ratio
 printf '    %-44s %8.2f %8.2f %8.2f\n' "QEMU start -> resumed shell" "$ea" "$ka" "$(awk -v a="$ea" -v b="$ka" 'BEGIN{print a/b}')"
 printf '    %-44s %8.2f %8.2f %8.2f\n' "boot program start -> resumed shell" "$eb" "$kb" "$(awk -v a="$eb" -v b="$kb" 'BEGIN{print a/b}')"
 echo "    efiresume phases (median ms of $RUNS runs):"
-for ph in verify read decompress+crc plan place prepare; do
-	v=$(sed -nE "s/.* $ph ([0-9]+) ms.*/\1/p" "$d/phases" | median)
-	printf '      %-16s %6s ms\n' "$ph" "$v"
+for ph in verify read decompress plan place prepare handoff; do
+	v=$(sed -nE "s/.* $ph[+a-z0-9]* ([0-9]+) ms.*/\1/p" "$d/phases" | median)
+	case $ph in
+	decompress) label="decompress+crc32" ;;
+	handoff) label="hand-off (EBS, restore routine, kernel restore)" ;;
+	*) label=$ph ;;
+	esac
+	printf '      %-48s %6s ms\n' "$label" "$v"
 done
 echo "    raw: $d/efiresume.times $d/kernel.times $d/phases"

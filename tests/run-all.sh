@@ -17,7 +17,8 @@ add() { cases+=("$1|$2"); }   # name|command
 for g in "${groups[@]}"; do
 	case $g in
 	unit)
-		for t in "$BUILD"/unit/test_*; do [ -x "$t" ] && add "unit/$(basename "$t")" "$t"; done ;;
+		for t in "$BUILD"/unit/test_*; do [ -x "$t" ] && add "unit/$(basename "$t")" "$t"; done
+		for t in "$BUILD"/unit-O2/test_*; do [ -x "$t" ] && add "unit-O2/$(basename "$t")" "$t"; done ;;
 	fuzz)
 		for f in "$BUILD"/fuzz/fuzz_*; do [ -x "$f" ] && add "fuzz/$(basename "$f")" "tests/fuzz/run.sh ${FUZZ_SMOKE_SECONDS:-15} $(basename "$f")"; done ;;
 	e2e)

@@ -4,12 +4,13 @@
  *  even: the raw GetMemoryMap() helper. Bytes 1..3 pick the descriptor size
  *        (40/48/56/64 or any value), the version and the ER_E820_F_* flags;
  *        the rest is the map. Checked: never a positive result; on success
- *        at most ER_E820_KERNEL_MIN_TABLE entries (maybe fewer than 2: the
- *        kernel only checks the count before sanitizing), the checksum helper agrees,
- *        the table is sorted, non-overlapping, without empty entries or
- *        touching neighbours of one mergeable type (unless an entry ends at
- *        2^64, which switches the kernel's sanitizer off), and sanitizing it
- *        again changes nothing.
+ *        at most ER_E820_KERNEL_MIN_TABLE entries (possibly fewer than 2: the
+ *        kernel only checks the count before sanitizing), the checksum helper
+ *        agrees, the table is sorted, non-overlapping, without empty entries
+ *        or touching neighbours of one mergeable type (unless an entry ends
+ *        at 2^64, which switches the kernel's sanitizer off), and sanitizing
+ *        it again changes nothing; flags er_e820_relevant_flags calls
+ *        irrelevant do not change the result.
  *  odd:  er_e820_sanitize on a small table built from the input (3 bytes per
  *        entry in a 48-unit address space, capacity n + byte 1 % 4),
  *        compared with a per-unit painter ("highest type wins", then run
@@ -82,8 +83,19 @@ static void raw_mode(const uint8_t *data, size_t size)
 	int r = er_e820_table_from_efi_map(len ? map : NULL, len, desc_size, version, flags, t,
 					   ER_E820_KERNEL_MIN_TABLE, &n);
 	int r2 = er_e820_checksum_from_efi_map(len ? map : NULL, len, desc_size, version, flags, &crc);
+	uint32_t mask = 0xdead;
+	int r3 = er_e820_relevant_flags(len ? map : NULL, len, desc_size, version, &mask);
 	if (r > 0 || r != r2 || er_e820_strerror(r) == NULL)
 		abort();
+	if (r3 > 0 || (r3 < 0 && r3 != r) || (r3 == ER_E820_OK && (mask & ~3u)))
+		abort();
+	if (r3 == ER_E820_OK && !(mask & flags & 3u) && (flags & 3u)) {
+		/* flags that do not matter for this map do not change the result */
+		uint32_t crc0 = 0;
+		if (er_e820_checksum_from_efi_map(len ? map : NULL, len, desc_size, version, flags & ~3u, &crc0) != r ||
+		    (r == ER_E820_OK && crc0 != crc))
+			abort();
+	}
 	if (r == ER_E820_OK) {
 		if (n > ER_E820_KERNEL_MIN_TABLE || crc != er_e820_checksum(t, n))
 			abort();

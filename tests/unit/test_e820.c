@@ -739,6 +739,63 @@ static void test_raw_extended(void **state)
 	assert_int_equal(t[0].type, ER_E820_RAM);
 }
 
+static void test_relevant_flags(void **state)
+{
+	(void)state;
+	static uint8_t buf[MAXD * 64];
+	static struct er_efi_md m[MAXD];
+	uint32_t mask = 99, crc0, crc1;
+	size_t len = build_map(buf, ovmf_x64_512, ER_ARRAY_SIZE(ovmf_x64_512), 48);
+
+	/* real OVMF maps: no flag matters */
+	assert_int_equal(er_e820_relevant_flags(buf, len, 48, 1, &mask), 0);
+	assert_int_equal(mask, 0);
+	for (uint32_t f = 0; f < 4; f++) {
+		assert_int_equal(er_e820_checksum_from_efi_map(buf, len, 48, 1, f, &crc0), 0);
+		assert_int_equal(crc0, CRC_X64);
+	}
+	len = build_map(buf, ovmf_ia32_512, ER_ARRAY_SIZE(ovmf_ia32_512), 48);
+	assert_int_equal(er_e820_relevant_flags(buf, len, 48, 1, &mask), 0);
+	assert_int_equal(mask, 0);
+
+	/* SP on a RAM-class descriptor; SP on ACPI memory does not count */
+	size_t n = ER_ARRAY_SIZE(ovmf_x64_512);
+	memcpy(m, ovmf_x64_512, sizeof(ovmf_x64_512));
+	for (size_t i = 0; i < n; i++)
+		m[i].attr &= ~ER_EFI_MEMORY_SP;
+	for (size_t i = 0; i < n; i++)
+		if (m[i].type == ACPI)
+			m[i].attr |= ER_EFI_MEMORY_SP;
+	len = build_map(buf, m, n, 48);
+	assert_int_equal(er_e820_relevant_flags(buf, len, 48, 1, &mask), 0);
+	assert_int_equal(mask, 0);
+	m[7].attr |= ER_EFI_MEMORY_SP;
+	len = build_map(buf, m, n, 48);
+	assert_int_equal(er_e820_relevant_flags(buf, len, 48, 1, &mask), 0);
+	assert_int_equal(mask, ER_E820_F_NO_SOFT_RESERVE);
+	assert_int_equal(er_e820_checksum_from_efi_map(buf, len, 48, 1, 0, &crc0), 0);
+	assert_int_equal(er_e820_checksum_from_efi_map(buf, len, 48, 1, ER_E820_F_NO_SOFT_RESERVE, &crc1), 0);
+	assert_int_not_equal(crc0, crc1);
+	assert_int_equal(crc1, CRC_X64);
+
+	/* unaccepted memory */
+	m[7].attr &= ~ER_EFI_MEMORY_SP;
+	m[7].type = ER_EFI_UNACCEPTED_MEMORY;
+	len = build_map(buf, m, n, 48);
+	assert_int_equal(er_e820_relevant_flags(buf, len, 48, 1, &mask), 0);
+	assert_int_equal(mask, ER_E820_F_UNACCEPTED_RAM);
+	assert_int_equal(er_e820_checksum_from_efi_map(buf, len, 48, 1, ER_E820_F_UNACCEPTED_RAM, &crc1), 0);
+	assert_int_equal(crc1, CRC_X64);
+
+	/* argument checks as for the table */
+	assert_int_equal(er_e820_relevant_flags(buf, len, 48, 1, NULL), ER_E820_E_INVALID_ARG);
+	assert_int_equal(er_e820_relevant_flags(NULL, len, 48, 1, &mask), ER_E820_E_INVALID_ARG);
+	assert_int_equal(er_e820_relevant_flags(buf, len, 32, 1, &mask), ER_E820_E_DESC_SIZE);
+	assert_int_equal(er_e820_relevant_flags(buf, len, 48, 3, &mask), ER_E820_E_DESC_VERSION);
+	assert_int_equal(er_e820_relevant_flags(NULL, 0, 48, 1, &mask), 0);
+	assert_int_equal(mask, 0);
+}
+
 static void test_strerror(void **state)
 {
 	(void)state;
@@ -762,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_checksum_vs_zlib),
 		cmocka_unit_test(test_raw_bounds),
 		cmocka_unit_test(test_raw_extended),
+		cmocka_unit_test(test_relevant_flags),
 		cmocka_unit_test(test_strerror),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
