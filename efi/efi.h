@@ -93,6 +93,10 @@ int er_acpi_enable(void);
 /* Number of enabled CPUs (EFI MP services), 1 when they are not available. */
 UINTN er_cpu_count(void);
 
+/* ---- efi/vars.c */
+/* Reads a variable into an allocated, NUL-terminated buffer; EFI_NOT_FOUND quietly. */
+EFI_STATUS er_get_variable(const CHAR16 *name, const EFI_GUID *guid, UINTN max, void **data, UINTN *size);
+
 /* ---- efi/boot.c */
 /* LoadImage + StartImage of path on our volume with UCS-2 load options.
  * Returns only when the image could not be started or exited. */

@@ -1,0 +1,22 @@
+/* systemd's HibernateLocation EFI variable: JSON naming the swap device of the last
+ * hibernation, e.g. {"uuid":"5b3a...","offset":0,"kernelVersion":"6.1.0-..." ...}.
+ * Pure C, host-tested. */
+#ifndef EFIRESUME_LOADER_HIBLOC_H
+#define EFIRESUME_LOADER_HIBLOC_H
+
+#include "image/shim.h"
+
+struct er_hibloc {
+	uint8_t uuid[16];          /* the swap area's UUID (as mkswap stores it at offset 1036) */
+	uint64_t offset;           /* resume_offset: non-zero for a swap file */
+	char kernel[65];           /* kernelVersion, "" if absent */
+};
+
+/* Parses the variable's bytes (UTF-8 JSON, possibly NUL-terminated). Returns false when
+ * the text is not a JSON object with a well-formed "uuid" string. */
+bool er_hibloc_parse(const char *buf, size_t len, struct er_hibloc *out);
+
+/* The swap UUID from page 0 of a swap device (bytes 1036..1051). */
+void er_swap_uuid(const uint8_t *page0, uint8_t out[16]);
+
+#endif

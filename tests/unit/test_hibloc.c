@@ -1,0 +1,90 @@
+/* Host tests for loader/hibloc.c (systemd HibernateLocation). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "loader/hibloc.h"
+
+static const uint8_t want_uuid[16] = { 0x5b, 0x3a, 0x0c, 0x9e, 0x11, 0x22, 0x43, 0x44,
+				       0x85, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc };
+
+static void test_systemd_example(void **state)
+{
+	(void)state;
+	/* shape written by systemd's hibernate-resume (src/shared/hibernate-util.c) */
+	const char j[] = "{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,"
+			 "\"kernelVersion\":\"6.1.0-57-cloud-amd64\",\"osReleaseId\":\"debian\","
+			 "\"osReleaseVersionId\":\"12\"}";
+	struct er_hibloc h;
+	assert_true(er_hibloc_parse(j, sizeof(j), &h));   /* NUL included, as stored */
+	assert_memory_equal(h.uuid, want_uuid, 16);
+	assert_int_equal(h.offset, 0);
+	assert_string_equal(h.kernel, "6.1.0-57-cloud-amd64");
+}
+
+static void test_swapfile_offset_and_spacing(void **state)
+{
+	(void)state;
+	const char j[] = " {\n \"offset\" : 34816 ,\n \"nested\": {\"a\":[1,2,{\"b\":\"}\"}]},\n"
+			 " \"uuid\" : \"5B3A0C9E-1122-4344-8566-778899AABBCC\" }\n";
+	struct er_hibloc h;
+	assert_true(er_hibloc_parse(j, strlen(j), &h));
+	assert_int_equal(h.offset, 34816);
+	assert_memory_equal(h.uuid, want_uuid, 16);
+	assert_string_equal(h.kernel, "");
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	const char *bad[] = {
+		"", "[]", "{}", "{\"uuid\":5}", "{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbc\"}",
+		"{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\"", "{\"offset\":0}",
+		"{\"uuid\":\"5b3a0c9e_1122-4344-8566-778899aabbcc\"}", "{\"uuid\" \"x\"}",
+		"{\"offset\":,\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\"}",
+		"{\"x\":\"unterminated}",
+	};
+	struct er_hibloc h;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(er_hibloc_parse(bad[i], strlen(bad[i]), &h));
+}
+
+static void test_truncations_never_overrun(void **state)
+{
+	(void)state;
+	const char j[] = "{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"k\":[\"\\u00e9\"]}";
+	struct er_hibloc h;
+	/* every prefix is parsed from a heap copy of exactly that size (ASan checks bounds) */
+	for (size_t n = 0; n < sizeof(j) - 1; n++) {
+		char *c = malloc(n ? n : 1);
+		memcpy(c, j, n);
+		assert_false(er_hibloc_parse(c, n, &h));
+		free(c);
+	}
+	assert_true(er_hibloc_parse(j, sizeof(j) - 1, &h));
+}
+
+static void test_swap_uuid(void **state)
+{
+	(void)state;
+	uint8_t page[4096] = { 0 }, u[16];
+	memcpy(page + 1036, want_uuid, 16);
+	er_swap_uuid(page, u);
+	assert_memory_equal(u, want_uuid, 16);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_systemd_example),
+		cmocka_unit_test(test_swapfile_offset_and_spacing),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_truncations_never_overrun),
+		cmocka_unit_test(test_swap_uuid),
+	};
+	return cmocka_run_group_tests_name("hibloc", tests, NULL, NULL);
+}
