@@ -141,8 +141,17 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	}
 	if (EFI_ERROR(er_memmap_get(&m)))
 		goto out;
-	UINT32 e820 = 0;
-	int er = er_e820_checksum_from_efi_map(m.buf, m.size, m.desc_size, m.version, 0, &e820);
+	/* The image does not say how its kernel was configured; where the configuration
+	 * matters for this map (soft-reserved or unaccepted memory), any variant may match. */
+	UINT32 e820 = 0, mask = 0;
+	int er = er_e820_relevant_flags(m.buf, m.size, m.desc_size, m.version, &mask);
+	for (UINT32 f = 0; er >= 0 && f <= mask; f++) {
+		if (f & ~mask)
+			continue;
+		er = er_e820_checksum_from_efi_map(m.buf, m.size, m.desc_size, m.version, f, &e820);
+		if (er >= 0 && e820 == (UINT32)img.e820_checksum)
+			break;
+	}
 	er_memmap_free(&m);
 	if (er < 0) {
 		er_snprintf(e.detail, sizeof(e.detail), "cannot derive this machine's e820 table: %s", er_e820_strerror(er));

@@ -461,7 +461,11 @@ static void test_sanitize_unchanged(void **state)
 	n = 3;
 	assert_int_equal(er_e820_sanitize(t, &n, 4), ER_E820_UNCHANGED);
 	assert_int_equal(n, 3);
-	assert_memory_equal(t, copy, sizeof(w));
+	for (size_t i = 0; i < 3; i++) {   /* field by field: the struct has padding */
+		assert_int_equal(t[i].addr, copy[i].addr);
+		assert_int_equal(t[i].size, copy[i].size);
+		assert_int_equal(t[i].type, copy[i].type);
+	}
 	t[1].size = 0x800;  /* ends just below 2^64: fine */
 	assert_int_equal(er_e820_sanitize(t, &n, 4), 0);
 	assert_int_equal(n, 3);
