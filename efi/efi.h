@@ -93,6 +93,11 @@ int er_acpi_enable(void);
 /* Number of enabled CPUs (EFI MP services), 1 when they are not available. */
 UINTN er_cpu_count(void);
 
+/* ---- efi/console.c */
+/* Waits up to timeout_s seconds for a key: its character (27 for Esc), 0 on timeout,
+ * -1 when the console cannot be read. */
+INT32 er_wait_key(UINTN timeout_s);
+
 /* ---- efi/vars.c */
 /* Reads a variable into an allocated, NUL-terminated buffer; EFI_NOT_FOUND quietly. */
 EFI_STATUS er_get_variable(const CHAR16 *name, const EFI_GUID *guid, UINTN max, void **data, UINTN *size);

@@ -36,6 +36,21 @@ static EFI_STATUS load_config(struct er_config *cfg)
 	return err;
 }
 
+/* The prompt (timeout > 0): resume now / boot normally / discard the image. */
+static char ask(const struct er_config *cfg, const struct er_swapdev *image)
+{
+	if (cfg->timeout == 0)
+		return 'r';
+	log_info(L"%a: resuming in %d s. Enter: resume now, Esc: boot normally (keep the image), D: discard the image\n",
+		 image->dev->id, (INTN)cfg->timeout);
+	INT32 k = er_wait_key(cfg->timeout);
+	if (k == 27)
+		return 'n';
+	if (k == 'd' || k == 'D')
+		return 'd';
+	return 'r';
+}
+
 EFI_STATUS er_loader_main(void)
 {
 	struct er_config cfg;
@@ -50,8 +65,18 @@ EFI_STATUS er_loader_main(void)
 	err = er_blockdev_list(&devs, &ndevs);
 	if (!EFI_ERROR(err))
 		err = er_find_image(&cfg, devs, ndevs, &image);
-	if (!EFI_ERROR(err) && image.dev)
-		er_resume(&cfg, &image);
+	if (!EFI_ERROR(err) && image.dev) {
+		switch (ask(&cfg, &image)) {
+		case 'd':
+			er_discard(&image);
+			break;
+		case 'n':
+			log_info(L"%a: booting normally at the user's request; the image is kept\n", image.dev->id);
+			break;
+		default:
+			er_resume(&cfg, &image);
+		}
+	}
 	er_free(devs);
 	return er_run_fallback(&cfg);
 }

@@ -25,6 +25,9 @@ EFI_STATUS er_run_fallback(const struct er_config *cfg);
  * (nothing written) or was told to do a dry run; the caller then boots normally. */
 EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd);
 
+/* loader/resume.c: put orig_sig back without resuming (the user chose to discard). */
+EFI_STATUS er_discard(const struct er_swapdev *sd);
+
 /* loader/loader.c */
 EFI_STATUS er_loader_main(void);
 

@@ -96,6 +96,27 @@ static EFI_STATUS invalidate_signature(const struct er_blockdev *dev, const stru
 	return er_blockdev_write(dev, 0, page, ER_PAGE_SIZE);
 }
 
+EFI_STATUS er_discard(const struct er_swapdev *sd)
+{
+	UINT8 *page;
+	EFI_STATUS err = er_alloc_pages(1, (void **)&page);
+	if (EFI_ERROR(err))
+		return err;
+	err = er_blockdev_read(sd->dev, 0, page, ER_PAGE_SIZE);
+	if (!EFI_ERROR(err) && (er_swap_classify(page) != ER_SWAP_IMAGE ||
+				(er_memcmp(page + ER_HDR_ORIG_SIG, "SWAPSPACE2", 10) != 0 &&
+				 er_memcmp(page + ER_HDR_ORIG_SIG, "SWAP-SPACE", 10) != 0)))
+		err = log_error_status(EFI_VOLUME_CORRUPTED, L"%a: no image with a valid orig_sig to discard", sd->dev->id);
+	if (!EFI_ERROR(err)) {
+		er_memcpy(page + ER_HDR_SIG, page + ER_HDR_ORIG_SIG, ER_SIG_LEN);
+		err = er_blockdev_write(sd->dev, 0, page, ER_PAGE_SIZE);
+	}
+	if (!EFI_ERROR(err))
+		log_info(L"%a: image discarded: swap signature restored\n", sd->dev->id);
+	er_free_pages(page, 1);
+	return err;
+}
+
 EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 {
 	const struct er_blockdev *dev = sd->dev;

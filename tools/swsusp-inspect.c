@@ -178,13 +178,23 @@ int main(int argc, char **argv)
 	enum er_reason r = er_image_open(&img, &src, page0, &err);
 	if (r == ER_OK) {
 		map = malloc(img.map_pages_max * ER_PAGE_SIZE);
-		r = er_image_load_map(&img, &src, map, img.map_pages_max, &err);
+		r = map ? er_image_load_map(&img, &src, map, img.map_pages_max, &err) : ER_R_NOMEM;
 	}
+	uint64_t io_pages = 256;
 	if (r == ER_OK) {
-		uint64_t io_pages = 256;
 		io = malloc(io_pages * ER_PAGE_SIZE);
 		unc = malloc(ER_CHUNK_BYTES);
+		/* pfn_cap comes from the header (num_physpages bounds it): it may be absurd */
 		pfns = malloc((img.pfn_cap + 1) * sizeof(uint64_t));
+		if (!io || !unc || !pfns)
+			r = ER_R_NOMEM;
+	}
+	if (r == ER_R_NOMEM) {
+		err.reason = r;
+		snprintf(err.detail, sizeof(err.detail), "cannot allocate the buffers (%llu map pages, %llu PFN slots)",
+			 (unsigned long long)img.map_pages_max, (unsigned long long)img.pfn_cap);
+	}
+	if (r == ER_OK) {
 		struct er_stream_buffers b = { io, io_pages, unc, pfns };
 		struct er_sink sink = { &cs, plan, page, NULL, NULL };
 		r = er_image_stream(&img, &src, &b, &sink, &err);

@@ -132,7 +132,8 @@ efi_boot_name() {
 }
 
 # run_qemu ARCH DISK VARS LOG TIMEOUT [extra qemu args]: returns QEMU's status
-# (124 on timeout). MEM and SMP come from the environment (default 512, 1).
+# (124 on timeout). MEM and SMP come from the environment (default 512, 1);
+# QEMU_SERIAL replaces "-serial file:LOG" (e.g. a chardev the test also types into).
 run_qemu() {
 	local arch=$1 disk=$2 vars=$3 log=$4 tmo=$5 qemu machine
 	shift 5
@@ -151,7 +152,7 @@ run_qemu() {
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code "$arch")" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
 		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
-		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
+		-nic none ${QEMU_SERIAL:--serial file:$log} -display none -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
 }
 

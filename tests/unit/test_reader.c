@@ -982,6 +982,32 @@ static void t_header_counts(void **state)
 	}
 }
 
+/* image_pages near 2^64 makes image_pages + 2 (and the PFN-page bound) wrap around:
+ * nr_meta_pages + image_pages is then a small number of body pages, the stream ends
+ * inside the PFN pages, plan() is never called and no data page is delivered, yet
+ * the image must not be reported resumable. */
+static void t_header_count_overflow(void **state)
+{
+	(void)state;
+	for (unsigned c = 0; c < 2; c++) {
+		struct spec sp = { .word = 8, .comp = c ? ER_COMP_LZO : ER_COMP_NONE, .crc = c != 0, .npfns = 1 };
+		struct image im;
+		struct run run;
+		build(&im, &sp);
+		/* pages 2: one PFN page (nr_meta_pages = 2 - (2^64 - 1) - 1 = 2 mod 2^64) */
+		er_put_le64(hdr(&im) + 416, ~0ull);
+		er_put_le64(hdr(&im) + 424, 2);
+		er_put_le64(hdr(&im) + 432, 2 * PS);
+		run_reader(&im, NULL, &run);
+		if (run.r == ER_OK)
+			print_error("accepted: image_pages %llu, nr_meta_pages %llu, plan() calls %llu, pages delivered %llu\n",
+				    (unsigned long long)run.img.image_pages, (unsigned long long)run.img.nr_meta_pages,
+				    (unsigned long long)run.rec.plans, (unsigned long long)run.rec.pages);
+		assert_int_not_equal(run.r, ER_OK);
+		image_free(&im);
+	}
+}
+
 /* ------------------------------------------------------------ refusals: the PFN list */
 
 static uint64_t *pfn_list(uint64_t n)
@@ -1469,6 +1495,7 @@ int main(void)
 		cmocka_unit_test(t_map_loop_and_holes),
 		cmocka_unit_test(t_magic),
 		cmocka_unit_test(t_header_counts),
+		cmocka_unit_test(t_header_count_overflow),
 		cmocka_unit_test(t_pfns_not_ascending),
 		cmocka_unit_test(t_pfn_out_of_range),
 		cmocka_unit_test(t_pfn_count_mismatch),

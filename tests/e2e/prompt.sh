@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The prompt shown when an image is found and `timeout` > 0.
+#   prompt.sh CASE    CASE: wait (no key: resumes when the time is up)
+#                           esc  (boot normally, the image is kept untouched)
+#                           discard ('d': the swap signature is restored, normal boot)
+set -euo pipefail
+. "$(dirname "$0")/../lib/fixture.sh"
+case=$1
+name=x64-6.1-lzo
+make_fixture $name x64 linux-image-cloud-amd64
+fx=$(fixture_dir $name)
+d=$(scratch "prompt-$case")
+copy_fixture $name "$d"
+esp_put "$d/disk.img" "$BUILD/efiresume-x64.efi" ::/EFI/BOOT/BOOTX64.EFI
+if [ "$case" = wait ]; then
+	sed 's/^timeout 0$/timeout 2/' "$fx/efiresume.conf" > "$d/efiresume.conf"
+else
+	# long enough that only the key decides
+	sed -e 's/^timeout 0$/timeout 120/' -e 's/^options \(.*\)$/options \1 efiresume_probe/' "$fx/efiresume.conf" > "$d/efiresume.conf"
+fi
+esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+swap_page0 "$d/disk.img" "$d/page0.before"
+
+# serial through a pipe pair: the output is logged, the input typed when the prompt shows
+rm -f "$d/ser.in" "$d/ser.out"; mkfifo "$d/ser.in" "$d/ser.out"
+: > "$d/boot.log"
+cat "$d/ser.out" > "$d/boot.log" &
+catpid=$!
+exec 7<>"$d/ser.in"
+if [ "$case" != wait ]; then
+	(
+		for _ in $(seq 600); do
+			grep -aq 'resuming in 120 s' "$d/boot.log" && break
+			sleep 0.2
+		done
+		sleep 1
+		if [ "$case" = esc ]; then printf '\033' >&7; else printf 'd' >&7; fi
+	) &
+fi
+rc=0
+QEMU_SERIAL="-chardev pipe,id=ser0,path=$d/ser -serial chardev:ser0" \
+	run_qemu x64 "$d/disk.img" "$d/vars.fd" "$d/boot.log" 240 || rc=$?
+wait $catpid || true
+exec 7>&-
+ok=0
+[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+log=$d/boot.log
+case $case in
+wait)
+	expect "$log" 'efiresume: PARTUUID=.*: resuming in 2 s\. Enter: resume now, Esc: boot normally' "prompt shown" || ok=1
+	expect "$log" "^EFIRESUME-TEST: md5-after=$(fixture_fact "$fx" md5)" "resumed when the time was up" || ok=1
+	;;
+esc)
+	expect "$log" 'booting normally at the user.s request; the image is kept' "Esc: boot normally" || ok=1
+	expect "$log" '^EFIRESUME-TEST: probe' "normal boot program started" || ok=1
+	swap_page0 "$d/disk.img" "$d/page0.after"
+	cmp -s "$d/page0.before" "$d/page0.after" && echo "  ok: page 0 untouched" || { echo "  CHANGED page 0"; ok=1; }
+	;;
+discard)
+	expect "$log" 'image discarded: swap signature restored' "D: discarded" || ok=1
+	expect "$log" '^EFIRESUME-TEST: probe' "normal boot program started" || ok=1
+	sig=$(swap_sig "$d/disk.img")
+	[ "$sig" = SWAPSPACE2 ] && echo "  ok: signature now $sig" || { echo "  WRONG signature $sig"; ok=1; }
+	;;
+esac
+exit $ok

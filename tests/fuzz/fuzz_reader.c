@@ -1,0 +1,194 @@
+/* libFuzzer target: the whole image reader (image/reader.c) on a small swap device.
+ *
+ * The input is the device itself, padded with zeros to whole 4 KiB pages (seeds:
+ * tests/fuzz/seeds/fuzz_reader/, small valid images written by
+ * TEST_READER_SEEDS=DIR build/unit/test_reader). er_image_open, er_image_load_map
+ * and er_image_stream run with exactly-sized heap buffers (ASan sees any access
+ * outside them) and a sink that checks what the reader promises:
+ *   - plan() comes once, before any data page, with strictly ascending PFNs (the
+ *     zero-page bit aside) that fit the PFN buffer and name image_pages stored pages;
+ *   - page()/commit() deliver stored pages in PFN-list order, never a zero page;
+ *   - a resumable verdict means every stored page was delivered and the CRC (when
+ *     the flags ask for one) was checked; a refusal carries its reason and a detail.
+ * Inputs of odd length also offer the zero-copy dest()/commit() path. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/reader.h"
+
+#define MAX_DEV_PAGES 512u       /* 2 MiB of device */
+#define MAX_MAP_PAGES 16u
+#define MAX_PFNS      (1u << 16)
+
+#define CHECK(c)                                                                  \
+	do {                                                                      \
+		if (!(c)) {                                                       \
+			fprintf(stderr, "fuzz_reader: check failed: %s (line %d)\n", #c, __LINE__); \
+			abort();                                                  \
+		}                                                                 \
+	} while (0)
+
+struct dev {
+	const uint8_t *data;
+	size_t size;
+	uint64_t pages;
+};
+
+static int dev_read(void *ctx, uint64_t page, uint64_t count, void *buf)
+{
+	struct dev *d = ctx;
+	CHECK(count > 0 && page < d->pages && count <= d->pages - page);
+	uint8_t *out = buf;
+	for (uint64_t i = 0; i < count; i++) {
+		size_t off = (size_t)(page + i) * ER_PAGE_SIZE;
+		size_t have = off < d->size ? d->size - off : 0;
+		if (have > ER_PAGE_SIZE)
+			have = ER_PAGE_SIZE;
+		memcpy(out + i * ER_PAGE_SIZE, d->data + off, have);
+		memset(out + i * ER_PAGE_SIZE + have, 0, ER_PAGE_SIZE - have);
+	}
+	return 0;
+}
+
+struct sink {
+	const struct er_image *img;
+	uint64_t pfn_buf_len;
+	const uint64_t *pfns;     /* the reader's list, as plan() saw it */
+	uint64_t n, plans, next, delivered;
+	uint32_t sum;
+	uint8_t *dest;
+	uint64_t dest_idx, dest_k;
+};
+
+static int s_plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
+{
+	struct sink *s = ctx;
+	uint64_t stored = 0;
+	(void)err;
+	CHECK(s->plans == 0 && s->delivered == 0);
+	CHECK(img == s->img && n <= s->pfn_buf_len && n == img->nr_pfns);
+	for (uint64_t i = 0; i < n; i++) {
+		if (i)
+			CHECK((pfns[i] & ~ER_PFN_ZERO) > (pfns[i - 1] & ~ER_PFN_ZERO));
+		if (!(pfns[i] & ER_PFN_ZERO))
+			stored++;
+	}
+	CHECK(stored == img->image_pages);
+	CHECK(n - stored == img->nr_zero);
+	s->plans++;
+	s->pfns = pfns;
+	s->n = n;
+	return 0;
+}
+
+/* the next stored page in list order must be pfn */
+static void expect_next(struct sink *s, uint64_t pfn, const uint8_t *data)
+{
+	CHECK(s->plans == 1);
+	while (s->next < s->n && (s->pfns[s->next] & ER_PFN_ZERO))
+		s->next++;
+	CHECK(s->next < s->n && s->pfns[s->next] == pfn);
+	s->next++;
+	s->delivered++;
+	for (unsigned i = 0; i < ER_PAGE_SIZE; i += 64)
+		s->sum += data[i] + data[i + 63];
+}
+
+static int s_page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *err)
+{
+	(void)err;
+	expect_next(ctx, pfn, data);
+	return 0;
+}
+
+static uint8_t *s_dest(void *ctx, uint64_t idx, uint64_t k)
+{
+	struct sink *s = ctx;
+	CHECK(s->plans == 1 && k >= 1 && k <= ER_CHUNK_PAGES && idx + k <= s->n);
+	free(s->dest);
+	s->dest = malloc(k * ER_PAGE_SIZE);
+	s->dest_idx = idx;
+	s->dest_k = k;
+	return s->dest;
+}
+
+static int s_commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
+{
+	struct sink *s = ctx;
+	(void)err;
+	CHECK(s->dest && idx == s->dest_idx && k == s->dest_k);
+	for (uint64_t i = 0; i < k; i++) {
+		CHECK(!(s->pfns[idx + i] & ER_PFN_ZERO));
+		expect_next(s, s->pfns[idx + i], s->dest + i * ER_PAGE_SIZE);
+	}
+	free(s->dest);
+	s->dest = NULL;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct dev d = { data, size, (size + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE };
+	if (d.pages > MAX_DEV_PAGES)
+		return 0;
+	struct er_source src = { &d, d.pages, dev_read };
+	struct er_image img;
+	struct er_error err;
+	uint8_t *page = malloc(ER_PAGE_SIZE);
+	enum er_reason r = er_image_open(&img, &src, page, &err);
+	free(page);
+	if (r != ER_OK) {
+		CHECK(err.reason == r && err.detail[0]);
+		return 0;
+	}
+	CHECK(img.word == 8 || img.word == 4);
+	CHECK(img.first_map < d.pages && img.header_swap_page < d.pages);
+	CHECK(img.pages == img.image_pages + img.nr_meta_pages + 1);
+
+	uint64_t map_cap = img.map_pages_max < MAX_MAP_PAGES ? img.map_pages_max : MAX_MAP_PAGES;
+	uint8_t *map = malloc(map_cap * ER_PAGE_SIZE);
+	r = er_image_load_map(&img, &src, map, map_cap, &err);
+	if (r != ER_OK) {
+		CHECK(err.reason == r && err.detail[0]);
+		free(map);
+		return 0;
+	}
+	CHECK(img.map == map && img.map_pages <= map_cap && img.stream_pages <= img.map_pages * ER_MAP_ENTRIES);
+	if (img.pfn_cap > MAX_PFNS) {
+		free(map);
+		return 0;
+	}
+
+	uint64_t io_pages = 2 * ER_CHUNK_STORED_PAGES_MAX + size % 7;
+	uint8_t *io = malloc(io_pages * ER_PAGE_SIZE);
+	uint8_t *unc = malloc(ER_CHUNK_BYTES);
+	uint64_t *pfns = malloc((img.pfn_cap ? img.pfn_cap : 1) * sizeof(uint64_t));
+	struct er_stream_buffers b = { io, io_pages, unc, pfns };
+	struct sink s = { .img = &img, .pfn_buf_len = img.pfn_cap };
+	struct er_sink sink = { .ctx = &s, .plan = s_plan, .page = s_page };
+	if (size & 1) {
+		sink.dest = s_dest;
+		sink.commit = s_commit;
+	}
+	r = er_image_stream(&img, &src, &b, &sink, &err);
+	if (r == ER_OK) {
+		CHECK(s.plans == 1);
+		CHECK(s.delivered == img.image_pages);
+		CHECK(img.nr_pfns - img.nr_zero == img.image_pages);
+		CHECK(img.crc_checked == ((img.flags & ER_SF_CRC32_MODE) != 0));
+		CHECK(img.crc_body == img.crc32 || !img.crc_checked);
+		CHECK((img.comp == ER_COMP_NONE) == (img.chunks == 0));
+	} else {
+		CHECK(err.reason == r && err.detail[0]);
+		CHECK(s.delivered <= img.image_pages);
+	}
+	free(s.dest);
+	free(io);
+	free(unc);
+	free(pfns);
+	free(map);
+	return 0;
+}
