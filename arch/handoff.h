@@ -22,6 +22,10 @@ struct er_handoff {
 	UINT64 image_cr3;
 	const UINT8 *cr3_page;      /* the image's page at cr3 as loaded (NULL: all zero or absent);
 				     * i386 looks at it to tell PAE from 2-level paging */
+	/* where the loaded content of any image frame is (NULL: all-zero or not in the
+	 * image); i386 walks the image kernel's page tables with it */
+	const UINT8 *(*frame_content)(const void *ctx, UINT64 pfn);
+	const void *frame_ctx;
 	/* from the plan */
 	UINT64 list_phys;           /* struct er_restore_entry[list_count] */
 	UINT64 list_count;

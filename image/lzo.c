@@ -27,138 +27,10 @@
  * both buffers; near the ends a byte loop is used.
  */
 #include "image/lzo.h"
-
-/* Unaligned, alias-anything word types: loads and stores through them compile
- * to plain moves (never a memcpy call) and may overlap any other access. (A
- * member access through a may_alias struct is NOT enough: GCC then uses the
- * member's type for alias analysis and reorders overlapping 4- and 8-byte
- * accesses.) */
-typedef uint64_t lzo_una64 __attribute__((may_alias, aligned(1)));
-typedef uint32_t lzo_una32 __attribute__((may_alias, aligned(1)));
-typedef uint16_t lzo_una16 __attribute__((may_alias, aligned(1)));
-
-static inline __attribute__((always_inline)) void lzo_copy8(uint8_t *d, const uint8_t *s)
-{
-	*(lzo_una64 *)d = *(const lzo_una64 *)s;
-}
-static inline __attribute__((always_inline)) void lzo_copy4(uint8_t *d, const uint8_t *s)
-{
-	*(lzo_una32 *)d = *(const lzo_una32 *)s;
-}
-
-#define LZO_LIKELY(x)   __builtin_expect(!!(x), 1)
-#define LZO_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#include "image/lzcopy.h"
 
 /* Longest run of zero bytes in an extended length that cannot overflow size_t. */
 #define LZO_MAX_255_COUNT ((SIZE_MAX / 255) - 2)
-
-/* For an overlapping match with distance d < 8: the smallest multiple of d >= 8.
- * After the first 8 bytes are copied byte by byte, the rest can be copied
- * 8 bytes at a time from that (equivalent, periodic) distance. */
-static const uint8_t lzo_overlap_step[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
-
-/* Shift turning a distance d (d & 7 != 0) into lcm(d, 8) = d << shift[d & 7]. */
-static const uint8_t lzo_lcm8_shift[8] = { 0, 3, 2, 3, 1, 3, 2, 3 };
-
-/* Copy a match of len >= 1 bytes from op - dist (1 <= dist <= bytes already
- * written). May write up to 15 bytes past op + len: the caller guarantees
- * len + 16 bytes of room at op. */
-static inline __attribute__((always_inline)) void lzo_match_wild(uint8_t *op, size_t dist, size_t len)
-{
-	const uint8_t *m = op - dist;
-	uint8_t *const start = op, *const oe = op + len;
-
-	if (LZO_LIKELY(dist >= 16) && ((dist & 7) == 0 || len < 64 || dist >= 128)) {
-		do {
-			lzo_copy8(op, m);
-			lzo_copy8(op + 8, m + 8);
-			op += 16;
-			m += 16;
-		} while (op < oe);
-		return;
-	}
-	if ((dist & (dist - 1)) == 0) {
-		/* period 1, 2, 4 or 8 (runs of zeros): store one replicated word */
-		uint64_t v;
-		if (dist == 1)
-			v = 0x0101010101010101ull * m[0];
-		else if (dist == 2)
-			v = 0x0001000100010001ull * *(const lzo_una16 *)m;
-		else if (dist == 4)
-			v = 0x0000000100000001ull * *(const lzo_una32 *)m;
-		else
-			v = *(const lzo_una64 *)m;
-		do {
-			*(lzo_una64 *)op = v;
-			*(lzo_una64 *)(op + 8) = v;
-			op += 16;
-		} while (op < oe);
-		return;
-	}
-	if (dist < 8) {
-		op[0] = m[0]; op[1] = m[1]; op[2] = m[2]; op[3] = m[3];
-		op[4] = m[4]; op[5] = m[5]; op[6] = m[6]; op[7] = m[7];
-		m = op + 8 - lzo_overlap_step[dist];
-		op += 8;
-	}
-	/* Here op - m >= 8 (a multiple of dist) and op - start is a multiple of 8. */
-	if (len >= 64 && (dist & 7) != 0) {
-		/* A long match whose period is not a multiple of 8: every 8-byte load
-		 * would straddle two recent stores, which store forwarding cannot
-		 * serve (~1 GB/s). Once lcm(dist, 8) - dist bytes exist, copy from
-		 * D = lcm(dist, 8) back instead: each load then reads exactly one
-		 * earlier 8-byte store, D / 8 stores back. */
-		size_t D = dist << lzo_lcm8_shift[dist & 7];
-		while (op < oe && (size_t)(op - start) < D - dist) {
-			lzo_copy8(op, m);
-			op += 8;
-			m += 8;
-		}
-		m = op - D;
-		while (op < oe) {
-			lzo_copy8(op, m);
-			lzo_copy8(op + 8, m + 8);
-			op += 16;
-			m += 16;
-		}
-		return;
-	}
-	while (op < oe) {
-		lzo_copy8(op, m);
-		op += 8;
-		m += 8;
-	}
-}
-
-/* Same, near the end of the output: writes exactly len bytes (room >= len). */
-static inline void lzo_match_exact(uint8_t *op, size_t dist, size_t len)
-{
-	const uint8_t *m;
-
-	if (len > 32) {
-		/* all but the last 16 bytes the fast way: its overshoot stays below op + len */
-		lzo_match_wild(op, dist, len - 16);
-		op += len - 16;
-		len = 16;
-	}
-	m = op - dist;
-	do
-		*op++ = *m++;
-	while (--len > 0);
-}
-
-/* Copy n non-overlapping bytes exactly (no overshoot), 16 at a time then bytewise. */
-static inline void lzo_copy_exact(uint8_t *d, const uint8_t *s, size_t n)
-{
-	for (; n >= 16; n -= 16, d += 16, s += 16) {
-		lzo_copy8(d, s);
-		lzo_copy8(d + 8, s + 8);
-	}
-	while (n > 0) {
-		*d++ = *s++;
-		n--;
-	}
-}
 
 /* Extended length: zero bytes count 255 each, the first non-zero byte ends it.
  * Precondition: *pip < ip_end. */
@@ -173,7 +45,7 @@ static inline int lzo_ext_len(const uint8_t **pip, const uint8_t *ip_end, size_t
 			return ER_LZO_E_INPUT_OVERRUN;
 	}
 	zeros = (size_t)(ip - start);
-	if (LZO_UNLIKELY(zeros > LZO_MAX_255_COUNT))
+	if (ER_UNLIKELY(zeros > LZO_MAX_255_COUNT))
 		return ER_LZO_E_ERROR;
 	*t += zeros * 255 + *ip++;
 	*pip = ip;
@@ -229,18 +101,18 @@ int er_lzo1x_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t o
 			if (state == 0) {
 				if (t == 0) {
 					err = lzo_ext_len(&ip, ip_end, &t);
-					if (LZO_UNLIKELY(err))
+					if (ER_UNLIKELY(err))
 						goto fail;
 					t += 15;
 				}
 				t += 3;
 literal_run:
-				if (LZO_LIKELY((size_t)(ip_end - ip) >= t + 16 && (size_t)(op_end - op) >= t + 16)) {
+				if (ER_LIKELY((size_t)(ip_end - ip) >= t + 16 && (size_t)(op_end - op) >= t + 16)) {
 					const uint8_t *const ie = ip + t;
 					uint8_t *const oe = op + t;
 					do {
-						lzo_copy8(op, ip);
-						lzo_copy8(op + 8, ip + 8);
+						er_copy8(op, ip);
+						er_copy8(op + 8, ip + 8);
 						op += 16;
 						ip += 16;
 					} while (op < oe);
@@ -255,7 +127,7 @@ literal_run:
 						err = ER_LZO_E_OUTPUT_OVERRUN;
 						goto fail;
 					}
-					lzo_copy_exact(op, ip, t);
+					er_copy_exact(op, ip, t);
 					op += t;
 					ip += t;
 				}
@@ -267,11 +139,11 @@ literal_run:
 				/* 2-byte match after 1..3 trailing literals */
 				const uint8_t *m;
 				dist = 1 + (t >> 2) + ((size_t)*ip++ << 2);
-				if (LZO_UNLIKELY(dist > (size_t)(op - out))) {
+				if (ER_UNLIKELY(dist > (size_t)(op - out))) {
 					err = ER_LZO_E_LOOKBEHIND;
 					goto fail;
 				}
-				if (LZO_UNLIKELY((size_t)(op_end - op) < 2)) {
+				if (ER_UNLIKELY((size_t)(op_end - op) < 2)) {
 					err = ER_LZO_E_OUTPUT_OVERRUN;
 					goto fail;
 				}
@@ -295,10 +167,10 @@ literal_run:
 			t &= 31;
 			if (t == 0) {
 				err = lzo_ext_len(&ip, ip_end, &t);
-				if (LZO_UNLIKELY(err))
+				if (ER_UNLIKELY(err))
 					goto fail;
 				t += 31;
-				if (LZO_UNLIKELY((size_t)(ip_end - ip) < 2)) {
+				if (ER_UNLIKELY((size_t)(ip_end - ip) < 2)) {
 					err = ER_LZO_E_INPUT_OVERRUN;
 					goto fail;
 				}
@@ -314,7 +186,7 @@ literal_run:
 			size_t hi;
 			if (rle && t >= 24 && (v & 0xfffc) == 0xfffc) {
 				size_t run;
-				if (LZO_UNLIKELY((size_t)(ip_end - ip) < 3)) {
+				if (ER_UNLIKELY((size_t)(ip_end - ip) < 3)) {
 					err = ER_LZO_E_INPUT_OVERRUN;
 					goto fail;
 				}
@@ -322,7 +194,7 @@ literal_run:
 				if ((size_t)(op_end - op) >= run + 8) {
 					uint8_t *const oe = op + run;
 					do {
-						*(lzo_una64 *)op = 0;
+						*(er_una64 *)op = 0;
 						op += 8;
 					} while (op < oe);
 					op = oe;
@@ -343,10 +215,10 @@ literal_run:
 			t &= 7;
 			if (t == 0) {
 				err = lzo_ext_len(&ip, ip_end, &t);
-				if (LZO_UNLIKELY(err))
+				if (ER_UNLIKELY(err))
 					goto fail;
 				t += 7;
-				if (LZO_UNLIKELY((size_t)(ip_end - ip) < 2)) {
+				if (ER_UNLIKELY((size_t)(ip_end - ip) < 2)) {
 					err = ER_LZO_E_INPUT_OVERRUN;
 					goto fail;
 				}
@@ -367,27 +239,27 @@ literal_run:
 		}
 
 		/* Copy a match of t bytes at distance dist. */
-		if (LZO_UNLIKELY(dist > (size_t)(op - out))) {
+		if (ER_UNLIKELY(dist > (size_t)(op - out))) {
 			err = ER_LZO_E_LOOKBEHIND;
 			goto fail;
 		}
-		if (LZO_LIKELY((size_t)(op_end - op) >= t + 16)) {
-			lzo_match_wild(op, dist, t);
+		if (ER_LIKELY((size_t)(op_end - op) >= t + 16)) {
+			er_match_wild(op, dist, t);
 			op += t;
 		} else {
 			if ((size_t)(op_end - op) < t) {
 				err = ER_LZO_E_OUTPUT_OVERRUN;
 				goto fail;
 			}
-			lzo_match_exact(op, dist, t);
+			er_match_exact(op, dist, t);
 			op += t;
 		}
 
 trailing:
 		/* 0..3 literals after a match; then at least 3 input bytes must remain. */
 		state = next;
-		if (LZO_LIKELY((size_t)(ip_end - ip) >= 6 && (size_t)(op_end - op) >= 4)) {
-			lzo_copy4(op, ip);
+		if (ER_LIKELY((size_t)(ip_end - ip) >= 6 && (size_t)(op_end - op) >= 4)) {
+			er_copy4(op, ip);
 			op += next;
 			ip += next;
 		} else {

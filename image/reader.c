@@ -136,9 +136,10 @@ static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, 
 		     (unsigned long long)img->num_physpages);
 	/* restore_registers is page aligned up to 6.1 but not in later kernels; its virtual
 	 * and physical addresses must agree within the page */
-	if (img->cr3 & (ER_PAGE_SIZE - 1) ||
+	/* cr3: a page on x86_64; i386 PAE needs only 32-byte alignment (a PDPT) */
+	if (img->cr3 & (img->word == 8 ? ER_PAGE_SIZE - 1 : 31) ||
 	    (img->jump_address ^ img->jump_address_phys) & (ER_PAGE_SIZE - 1))
-		FAIL(err, ER_R_HEADER, "cr3 0x%llx not page aligned, or jump address 0x%llx / 0x%llx differ within the page",
+		FAIL(err, ER_R_HEADER, "cr3 0x%llx misaligned, or jump address 0x%llx / 0x%llx differ within the page",
 		     (unsigned long long)img->cr3, (unsigned long long)img->jump_address,
 		     (unsigned long long)img->jump_address_phys);
 	return ER_OK;

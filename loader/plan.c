@@ -140,6 +140,12 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 		refuse(err, ER_R_NOMEM, "cannot read the memory map (%llu/%llu)", 0, 0);
 		goto out;
 	}
+	/* the ia32 loader runs without paging: it reaches only the low 4 GiB */
+	if (sizeof(UINTN) < 8 && n && (pfns[n - 1] & ~ER_PFN_ZERO) >= (1ull << 20)) {
+		refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx is above 4 GiB, which the ia32 loader cannot reach (%llu)",
+		       pfns[n - 1] & ~ER_PFN_ZERO, 0);
+		goto out;
+	}
 	sort_map(&m, idx);
 	for (UINTN i = 0; i < m.count; i++) {
 		EFI_MEMORY_DESCRIPTOR *d = ER_MD(&m, idx[i]);

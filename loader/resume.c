@@ -76,6 +76,11 @@ static int progress_commit(void *ctx, uint64_t idx, uint64_t k, struct er_error 
 	return r;
 }
 
+static const UINT8 *plan_content(const void *ctx, UINT64 pfn)
+{
+	return er_plan_content(ctx, pfn);
+}
+
 static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const char *detail)
 {
 	log_info(L"%a: image refused: %a: %a\n", dev->id, er_reason_text(r), detail);
@@ -224,6 +229,8 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	h.list_count = plan.list_n;
 	h.ram_top = plan.ram_top;
 	h.cr3_page = er_plan_content(&plan, img.cr3 / ER_PAGE_SIZE);
+	h.frame_content = plan_content;
+	h.frame_ctx = &plan;
 	err = er_arch_prepare(&h, er_plan_safe_alloc, &plan);
 	if (EFI_ERROR(err)) {
 		er_plan_undo(&plan);

@@ -13,7 +13,6 @@
  * page tables: for each runtime region, the kernel virtual range that maps all of it. */
 #include "arch/handoff.h"
 #include "efi/virtmap.h"
-#include "loader/plan.h"
 
 extern const UINT8 er_tramp32_start[], er_tramp32_end[];
 
@@ -132,7 +131,8 @@ static void leaf(struct walk *w, UINT32 va, UINT64 pa, UINT64 len)
 
 static const UINT8 *content(struct walk *w, UINT64 phys)
 {
-	return er_plan_content((const struct er_plan *)w->ctx, phys / PAGE);
+	const struct er_handoff *h = w->ctx;
+	return h->frame_content(h->frame_ctx, phys / PAGE);
 }
 
 static void walk_2level(struct walk *w, const UINT8 *cr3_page, UINT32 page_offset)
@@ -215,10 +215,12 @@ static EFI_STATUS find_virtual(struct er_virt_region *r, UINTN n, void *ctx, enu
 	UINTN direct = 0, other = 0, missing = 0;
 	for (UINTN i = 0; i < n; i++) {
 		const struct cand *best = NULL;
+		UINTN full = 0;
 		for (UINTN k = 0; k < w.nc; k++) {
 			const struct cand *c = &w.c[k];
 			if (c->region != i || c->pages < r[i].pages)
 				continue;
+			full++;
 			if (!best || c->delta == page_offset ||
 			    (best->delta != page_offset && (UINT32)(r[i].phys + c->delta) < (UINT32)(r[i].phys + best->delta)))
 				best = c;
@@ -229,6 +231,9 @@ static EFI_STATUS find_virtual(struct er_virt_region *r, UINTN n, void *ctx, enu
 				 r[i].phys, r[i].pages, (UINTN)r[i].type);
 			continue;
 		}
+		if (full > 1)
+			log_warn(L"i386: EFI runtime region 0x%lx is mapped %ld times by the image kernel; taking 0x%lx\n",
+				 r[i].phys, (UINT64)full, (UINT64)(UINT32)(r[i].phys + best->delta));
 		r[i].virt = (UINT32)(r[i].phys + best->delta);
 		r[i].found = 1;
 		if (best->delta == page_offset)
@@ -264,7 +269,7 @@ static EFI_STATUS prepare_virtmap(struct tramp_params *p, er_safe_alloc_fn alloc
 	err = er_virtmap_regions(r, n + 8, &got, &desc_size);
 	if (EFI_ERROR(err))
 		return log_error_status(err, L"cannot list the EFI runtime regions");
-	err = find_virtual(r, got, ctx, mode, h->cr3_page, h->image_cr3, page_offset);
+	err = find_virtual(r, got, (void *)h, mode, h->cr3_page, h->image_cr3, page_offset);
 	if (EFI_ERROR(err))
 		return log_error_status(err, L"cannot read the image kernel's page tables");
 	p->vregions = (UINT32)phys;
@@ -283,9 +288,8 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 
 	if (code_len > PAGE)
 		return log_error_status(EFI_BAD_BUFFER_SIZE, L"restore routine larger than a page");
-	/* the content of image frames is looked up through the plan (loader/plan.c) */
-	if (alloc != er_plan_safe_alloc)
-		return log_error_status(EFI_INVALID_PARAMETER, L"i386 hand-off needs the loader's plan");
+	if (!h->frame_content)
+		return log_error_status(EFI_INVALID_PARAMETER, L"i386 hand-off needs the image's frames");
 	if (!h->cr3_page)
 		return log_error_status(EFI_UNSUPPORTED, L"the image's page at cr3 0x%lx is empty or missing: cannot tell PAE from 2-level paging",
 					h->image_cr3);
