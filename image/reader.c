@@ -120,7 +120,8 @@ static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, 
 	/* pages = image_pages + nr_meta_pages + 1, nr_meta_pages holding every PFN
 	 * (zero pages included, 6.6+), so nr_meta_pages >= ceil(image_pages * word / 4096). */
 	uint64_t per_page = ER_PAGE_SIZE / img->word;
-	if (img->image_pages == 0 || img->pages < img->image_pages + 2 || img->pages > (1ull << 40))
+	if (img->image_pages == 0 || img->image_pages > (1ull << 40) || img->pages < img->image_pages + 2 ||
+	    img->pages > (1ull << 40))
 		FAIL(err, ER_R_HEADER, "image_pages %llu, pages %llu", (unsigned long long)img->image_pages,
 		     (unsigned long long)img->pages);
 	img->nr_meta_pages = img->pages - img->image_pages - 1;
