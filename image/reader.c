@@ -255,6 +255,12 @@ enum er_reason er_image_load_map(struct er_image *img, const struct er_source *s
 	img->stream_pages = used;
 	if (used < 2)
 		FAIL(err, ER_R_MAP, "the map lists only %llu page(s)", (unsigned long long)used);
+	/* each stored page of a compressed stream yields at most one chunk of 32 pages:
+	 * this bounds what the header may claim (and what a caller allocates for PFNs)
+	 * by what the partition can hold */
+	if (img->comp != ER_COMP_NONE && img->pages - 1 > (used - 1) * ER_CHUNK_PAGES)
+		FAIL(err, ER_R_MAP, "%llu stored pages cannot hold an image of %llu pages", (unsigned long long)used,
+		     (unsigned long long)img->pages);
 	if (img->comp == ER_COMP_NONE && used < img->pages)
 		FAIL(err, ER_R_MAP, "the map lists %llu pages, the image has %llu", (unsigned long long)used,
 		     (unsigned long long)img->pages);
