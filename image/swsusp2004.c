@@ -210,12 +210,12 @@ static enum er_reason check_info(struct er_sw04_image *img, const struct er_sour
 
 	/* page counts and the pagedir slots */
 	uint64_t need = ER_SW04_PD_PAGES(img->image_pages, img->pbe_size);
-	if (img->image_pages == 0 || img->image_pages > img->num_physpages)
-		FAIL(err, ER_R_HEADER, "image_pages %llu for %llu pages of memory", ULL(img->image_pages),
-		     ULL(img->num_physpages));
 	if (need > SWSUSP_FW_PAGEDIR_SLOTS)
 		FAIL(err, ER_R_HEADER, "%llu image pages need %llu pagedir pages; swsusp_info has %u slots",
 		     ULL(img->image_pages), ULL(need), (unsigned)SWSUSP_FW_PAGEDIR_SLOTS);
+	if (img->image_pages == 0 || img->image_pages > img->num_physpages)
+		FAIL(err, ER_R_HEADER, "image_pages %llu for %llu pages of memory", ULL(img->image_pages),
+		     ULL(img->num_physpages));
 	if (img->pagedir_pages != need)
 		FAIL(err, ER_R_HEADER, "pagedir_pages %llu; %llu image pages need %llu", ULL(img->pagedir_pages),
 		     ULL(img->image_pages), ULL(need));
@@ -317,14 +317,15 @@ enum er_reason er_sw04_open(struct er_sw04_image *img, const struct er_source *s
 enum er_reason er_sw04_load_pagedir(struct er_sw04_image *img, const struct er_source *src, uint8_t *pd_buf,
 				    uint64_t cap_pages, const struct er_sw04_expect *exp, struct er_error *err)
 {
-	uint64_t n = img->pagedir_pages, per_page = ER_PAGE_SIZE / img->pbe_size, k = 0;
+	uint64_t n = img->pagedir_pages, per_page, k = 0;
 	unsigned w = img->word;
 	uint64_t top_pfn = img->num_physpages;
 	enum er_reason r;
 
 	img->pd = NULL;
-	if (img->word != 4 && img->word != 8)
+	if ((w != 4 && w != 8) || img->pbe_size != 4 * w)
 		FAIL(err, ER_R_OTHER, "the image was not opened");
+	per_page = ER_PAGE_SIZE / img->pbe_size;
 	if (n == 0 || n > SWSUSP_FW_PAGEDIR_SLOTS || cap_pages < n)
 		FAIL(err, ER_R_NOMEM, "%llu pagedir pages, buffer of %llu", ULL(n), ULL(cap_pages));
 	for (uint64_t i = 0; i < n;) {
