@@ -26,6 +26,8 @@ struct er_handoff {
 	 * image); i386 walks the image kernel's page tables with it */
 	const UINT8 *(*frame_content)(const void *ctx, UINT64 pfn);
 	const void *frame_ctx;
+	BOOLEAN firmware_unaware;   /* the image kernel never used EFI runtime services (the
+				     * 2004 format): leave the firmware's address map alone */
 	/* from the plan */
 	UINT64 list_phys;           /* struct er_restore_entry[list_count] */
 	UINT64 list_count;

@@ -161,8 +161,16 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 	r = read_pages(src, 0, 1, page, err);
 	if (r)
 		return r;
-	if (er_swap_classify(page) != ER_SWAP_IMAGE)
-		FAIL(err, ER_R_NO_SIGNATURE, "page 0 ends in \"%s\"", er_swap_classify(page) == ER_SWAP_PLAIN ? "SWAPSPACE2" : "no swap signature");
+	switch (er_swap_classify(page)) {
+	case ER_SWAP_IMAGE:
+		break;
+	case ER_SWAP_IMAGE_2004:
+		FAIL(err, ER_R_NO_SIGNATURE, "page 0 carries S1SUSPFW1: an image in the 2004 format (image/swsusp2004.h)");
+	case ER_SWAP_PLAIN:
+		FAIL(err, ER_R_NO_SIGNATURE, "page 0 ends in \"SWAPSPACE2\": swap without an image");
+	default:
+		FAIL(err, ER_R_NO_SIGNATURE, "page 0 has no swap signature");
+	}
 
 	img->hw_sig = er_le32(page + ER_HDR_HW_SIG);
 	img->crc32 = er_le32(page + ER_HDR_CRC32);

@@ -20,6 +20,7 @@ enum er_swap_kind {
 	ER_SWAP_NONE = 0,      /* no swap signature at all */
 	ER_SWAP_PLAIN,         /* SWAPSPACE2 (or the old SWAP-SPACE): swap, no image */
 	ER_SWAP_IMAGE,         /* S1SUSPEND: a hibernation image is present */
+	ER_SWAP_IMAGE_2004,    /* S1SUSPFW1: an image in the seeds' 2004 format (kernel-patch/) */
 };
 
 /* Classify page 0 of a device (ER_PAGE_SIZE bytes). */

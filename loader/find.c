@@ -74,7 +74,7 @@ EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, 
 		}
 		log_info(L"swap %a: %a%a\n", d->id, er_swap_kind_name(kind), named ? " (HibernateLocation)" : "");
 		/* the first image wins, unless HibernateLocation names another one */
-		if (kind == ER_SWAP_IMAGE && (!image->dev || (named && !uuid_found))) {
+		if ((kind == ER_SWAP_IMAGE || kind == ER_SWAP_IMAGE_2004) && (!image->dev || (named && !uuid_found))) {
 			image->dev = d;
 			image->kind = kind;
 			uuid_found = named;

@@ -20,7 +20,8 @@ struct er_alloc_rec {
 
 struct er_plan {
 	const struct er_image *img;
-	const UINT64 *pfns;          /* the reader's PFN list (ER_PFN_ZERO flags) */
+	const UINT64 *pfns;          /* the reader's PFN list (ER_PFN_ZERO flags); the caller keeps it
+				      * alive until the hand-off: safe_alloc and content use it */
 	UINT64 npfns;
 	UINT8 *direct;               /* per PFN index: 1 = loaded into its own frame */
 	UINT64 cursor;               /* PFN index of the next data page */

@@ -3,6 +3,7 @@
 #include "loader/plan.h"
 #include "image/e820.h"
 #include "image/fmt.h"
+#include "image/swsusp2004.h"
 
 #define IO_PAGES 512   /* 2 MiB per read */
 
@@ -88,14 +89,15 @@ static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const 
 	return EFI_ABORTED;
 }
 
-/* Point of no return, part 1: put orig_sig back over S1SUSPEND (as the kernel's own
- * resume does first thing), so that the image can never be resumed twice. */
-static EFI_STATUS invalidate_signature(const struct er_blockdev *dev, const struct er_image *img, UINT8 *page)
+/* Point of no return, part 1: put orig_sig back over the signature (as the kernel's
+ * own resume does first thing), so that the image can never be resumed twice. Page 0
+ * must be byte for byte what it was when the image was opened. */
+static EFI_STATUS invalidate_signature(const struct er_blockdev *dev, const UINT8 *page0, UINT8 *page)
 {
 	EFI_STATUS err = er_blockdev_read(dev, 0, page, ER_PAGE_SIZE);
 	if (EFI_ERROR(err))
 		return err;
-	if (er_swap_classify(page) != ER_SWAP_IMAGE || er_le64(page + ER_HDR_IMAGE) != img->first_map)
+	if (er_memcmp(page, page0, ER_PAGE_SIZE) != 0)
 		return log_error_status(EFI_ABORTED, L"%a: page 0 changed while loading", dev->id);
 	er_memcpy(page + ER_HDR_SIG, page + ER_HDR_ORIG_SIG, ER_SIG_LEN);
 	return er_blockdev_write(dev, 0, page, ER_PAGE_SIZE);
@@ -108,7 +110,8 @@ EFI_STATUS er_discard(const struct er_swapdev *sd)
 	if (EFI_ERROR(err))
 		return err;
 	err = er_blockdev_read(sd->dev, 0, page, ER_PAGE_SIZE);
-	if (!EFI_ERROR(err) && (er_swap_classify(page) != ER_SWAP_IMAGE ||
+	enum er_swap_kind kind = er_swap_classify(page);
+	if (!EFI_ERROR(err) && ((kind != ER_SWAP_IMAGE && kind != ER_SWAP_IMAGE_2004) ||
 				(er_memcmp(page + ER_HDR_ORIG_SIG, "SWAPSPACE2", 10) != 0 &&
 				 er_memcmp(page + ER_HDR_ORIG_SIG, "SWAP-SPACE", 10) != 0)))
 		err = log_error_status(EFI_VOLUME_CORRUPTED, L"%a: no image with a valid orig_sig to discard", sd->dev->id);
@@ -122,51 +125,50 @@ EFI_STATUS er_discard(const struct er_swapdev *sd)
 	return err;
 }
 
-EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
+/* What the format-specific loaders hand to the common tail. */
+struct loaded {
+	struct er_plan plan;
+	UINT64 *pfns;          /* the PFN list the plan refers to: kept until the hand-off */
+	UINT64 pfn_pages;
+	struct er_handoff h;
+	BOOLEAN platform_mode;
+	char orig_sig[11];
+};
+
+/* The modern format (kernels 2.6.x .. 6.x): verify, plan, stream. On success the
+ * image sits in memory (planned frames, bounce frames) and *l is filled. */
+static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *src, struct source_ctx *sc,
+			      UINT8 *page, struct loaded *l, UINT64 t_start)
 {
-	const struct er_blockdev *dev = sd->dev;
-	struct source_ctx sc = { dev, 0, 0, 0 };
-	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read };
 	struct er_image img;
 	struct er_error e = { 0 };
-	struct er_plan plan = { 0 };
 	struct er_memmap m = { 0 };
-	struct er_handoff h = { 0 };
-	UINT8 *page = NULL, *map = NULL, *io = NULL, *unc = NULL;
-	UINT64 *pfns = NULL;
-	UINT64 map_pages = 0, pfn_pages = 0;
-	UINT64 t_start = er_time_us(), t_verify, t_stream, t_prep;
+	UINT8 *map = NULL, *io = NULL, *unc = NULL;
+	UINT64 map_pages = 0, t_verify, t_stream;
 	enum er_reason r;
 	EFI_STATUS err = EFI_ABORTED;
 
-	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
-		return EFI_OUT_OF_RESOURCES;
-
 	/* 2. read and verify what can be verified before loading */
-	r = er_image_open(&img, &src, page, &e);
-	if (r) {
-		err = refuse(dev, r, e.detail);
-		goto out;
-	}
+	r = er_image_open(&img, src, page, &e);
+	if (r)
+		return refuse(dev, r, e.detail);
 	log_info(L"%a: image of an %a kernel, %a, %ld pages + %ld meta, jump 0x%lx, cr3 0x%lx\n", dev->id,
 		 er_arch_name(img.arch), img.comp == ER_COMP_NONE ? "uncompressed" : er_comp_name(img.comp),
 		 img.image_pages, img.nr_meta_pages, img.jump_address, img.cr3);
 	if (img.arch != LOADER_ARCH) {
 		er_snprintf(e.detail, sizeof(e.detail), "image is %s, this is efiresume for %s", er_arch_name(img.arch),
 			    er_arch_name(LOADER_ARCH));
-		err = refuse(dev, ER_R_ARCH, e.detail);
-		goto out;
+		return refuse(dev, ER_R_ARCH, e.detail);
 	}
 	if (img.flags & ER_SF_HW_SIG) {
 		UINT32 sig = 0;
 		if (!er_acpi_hw_signature(&sig) || sig != img.hw_sig) {
 			er_snprintf(e.detail, sizeof(e.detail), "image 0x%08x, this machine 0x%08x", img.hw_sig, sig);
-			err = refuse(dev, ER_R_HW_SIG, e.detail);
-			goto out;
+			return refuse(dev, ER_R_HW_SIG, e.detail);
 		}
 	}
 	if (EFI_ERROR(er_memmap_get(&m)))
-		goto out;
+		return EFI_ABORTED;
 	/* The image does not say how its kernel was configured; where the configuration
 	 * matters for this map (soft-reserved or unaccepted memory), any variant may match. */
 	UINT32 e820 = 0, mask = 0;
@@ -181,19 +183,17 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	er_memmap_free(&m);
 	if (er < 0) {
 		er_snprintf(e.detail, sizeof(e.detail), "cannot derive this machine's e820 table: %s", er_e820_strerror(er));
-		err = refuse(dev, ER_R_E820, e.detail);
-		goto out;
+		return refuse(dev, ER_R_E820, e.detail);
 	}
 	if (e820 != (UINT32)img.e820_checksum) {
 		er_snprintf(e.detail, sizeof(e.detail), "e820 checksum: image 0x%08llx, this machine 0x%08x",
 			    (unsigned long long)img.e820_checksum, e820);
-		err = refuse(dev, ER_R_E820, e.detail);
-		goto out;
+		return refuse(dev, ER_R_E820, e.detail);
 	}
 	map_pages = img.map_pages_max;
 	if (EFI_ERROR(er_alloc_pages(map_pages, (void **)&map)))
-		goto out;
-	r = er_image_load_map(&img, &src, map, map_pages, &e);
+		return refuse(dev, ER_R_NOMEM, "no memory for the map chain");
+	r = er_image_load_map(&img, src, map, map_pages, &e);
 	if (r) {
 		err = refuse(dev, r, e.detail);
 		goto out;
@@ -201,52 +201,163 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	t_verify = er_time_us();
 
 	/* 3 + 4. plan and load: stream, decompress, check the CRC, place the pages */
-	pfn_pages = (img.pfn_cap * sizeof(UINT64) + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
+	l->pfn_pages = (img.pfn_cap * sizeof(UINT64) + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
 	if (EFI_ERROR(er_alloc_pages(IO_PAGES, (void **)&io)) ||
 	    EFI_ERROR(er_alloc_pages(ER_CHUNK_PAGES, (void **)&unc)) ||
-	    EFI_ERROR(er_alloc_pages(pfn_pages, (void **)&pfns))) {
+	    EFI_ERROR(er_alloc_pages(l->pfn_pages, (void **)&l->pfns))) {
 		err = refuse(dev, ER_R_NOMEM, "no memory for the read buffers");
 		goto out;
 	}
-	struct er_stream_buffers bufs = { io, IO_PAGES, unc, pfns };
-	struct progress pr = { &plan, er_plan_sink(&plan), 0, img.image_pages, img.image_pages / 4, 0 };
+	struct er_stream_buffers bufs = { io, IO_PAGES, unc, l->pfns };
+	struct progress pr = { &l->plan, er_plan_sink(&l->plan), 0, img.image_pages, img.image_pages / 4, 0 };
 	struct er_sink sink = { &pr, progress_plan, progress_page, progress_dest, progress_commit };
-	r = er_image_stream(&img, &src, &bufs, &sink, &e);
+	r = er_image_stream(&img, src, &bufs, &sink, &e);
 	t_stream = er_time_us();
 	if (r) {
-		er_plan_undo(&plan);
+		er_plan_undo(&l->plan);
 		err = refuse(dev, r, e.detail);
 		goto out;
 	}
 	if (img.crc_checked)
 		log_info(L"%a: CRC32 0x%08x verified over %ld chunks\n", dev->id, img.crc_body, img.chunks);
+	UINT64 decomp = (t_stream - t_verify) - sc->read_us - pr.place_us - l->plan.t_plan_us;
+	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), decompress+crc32 %ld ms, plan %ld ms, place %ld ms\n",
+		 (t_verify - t_start) / 1000, sc->read_us / 1000, sc->reads, sc->bytes >> 20, decomp / 1000,
+		 l->plan.t_plan_us / 1000, pr.place_us / 1000);
+
+	l->h.jump_address = img.jump_address;
+	l->h.jump_address_phys = img.jump_address_phys;
+	l->h.image_cr3 = img.cr3;
+	l->platform_mode = (img.flags & ER_SF_PLATFORM_MODE) != 0;
+	er_memcpy(l->orig_sig, img.orig_sig, sizeof(l->orig_sig));
+	err = EFI_SUCCESS;
+out:
+	if (unc)
+		er_free_pages(unc, ER_CHUNK_PAGES);
+	if (io)
+		er_free_pages(io, IO_PAGES);
+	if (map)
+		er_free_pages(map, map_pages);
+	return err;
+}
+
+/* The seeds' 2004 format, as written by a kernel with kernel-patch/ applied. */
+static int sw04_plan(void *ctx, const struct er_sw04_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
+{
+	struct progress *pr = ctx;
+	(void)img;
+	return progress_plan(pr, NULL, pfns, n, err);
+}
+
+static EFI_STATUS load_sw04(const struct er_blockdev *dev, struct er_source *src, struct source_ctx *sc,
+			    UINT8 *page, struct loaded *l, UINT64 t_start)
+{
+	struct er_sw04_image img;
+	struct er_error e = { 0 };
+	struct er_sw04_expect exp = { LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
+	UINT8 *pd = NULL, *io = NULL;
+	UINT64 *swaps = NULL, pd_pages = 0, list_pages = 0, t_verify, t_stream;
+	enum er_reason r;
+	EFI_STATUS err = EFI_ABORTED;
+
+	r = er_sw04_open(&img, src, page, &exp, &e);
+	if (r)
+		return refuse(dev, r, e.detail);
+	log_info(L"%a: 2004 swsusp image (firmware format %d) of %a %a, %ld pages in %ld pagedir pages, entry 0x%lx\n",
+		 dev->id, (INTN)img.fw_version, img.sysname, img.release, img.image_pages, img.pagedir_pages, img.entry);
+	pd_pages = img.pagedir_pages;
+	list_pages = (img.image_pages * sizeof(UINT64) + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
+	l->pfn_pages = list_pages;
+	if (EFI_ERROR(er_alloc_pages(pd_pages, (void **)&pd)) || EFI_ERROR(er_alloc_pages(IO_PAGES, (void **)&io)) ||
+	    EFI_ERROR(er_alloc_pages(list_pages, (void **)&l->pfns)) ||
+	    EFI_ERROR(er_alloc_pages(list_pages, (void **)&swaps))) {
+		err = refuse(dev, ER_R_NOMEM, "no memory for the pagedir");
+		goto out;
+	}
+	r = er_sw04_load_pagedir(&img, src, pd, pd_pages, &exp, &e);
+	if (r) {
+		err = refuse(dev, r, e.detail);
+		goto out;
+	}
+	t_verify = er_time_us();
+	struct er_sw04_buffers bufs = { io, IO_PAGES, l->pfns, swaps };
+	struct progress pr = { &l->plan, er_plan_sink(&l->plan), 0, img.image_pages, img.image_pages / 4, 0 };
+	struct er_sw04_sink sink = { &pr, sw04_plan, progress_page };
+	r = er_sw04_stream(&img, src, &bufs, &sink, &e);
+	t_stream = er_time_us();
+	if (r) {
+		er_plan_undo(&l->plan);
+		err = refuse(dev, r, e.detail);
+		goto out;
+	}
+	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), plan %ld ms, place %ld ms (of %ld ms)\n",
+		 (t_verify - t_start) / 1000, sc->read_us / 1000, sc->reads, sc->bytes >> 20, l->plan.t_plan_us / 1000,
+		 pr.place_us / 1000, (t_stream - t_verify) / 1000);
+	l->h.jump_address = img.entry;
+	l->h.jump_address_phys = img.entry_phys;
+	l->h.image_cr3 = img.cr3;
+	l->h.firmware_unaware = TRUE;
+	l->platform_mode = FALSE;
+	er_memcpy(l->orig_sig, img.orig_sig, sizeof(l->orig_sig));
+	err = EFI_SUCCESS;
+out:
+	if (swaps)
+		er_free_pages(swaps, list_pages);
+	if (io)
+		er_free_pages(io, IO_PAGES);
+	if (pd)
+		er_free_pages(pd, pd_pages);
+	return err;
+}
+
+EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
+{
+	const struct er_blockdev *dev = sd->dev;
+	struct source_ctx sc = { dev, 0, 0, 0 };
+	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read };
+	struct loaded l = { 0 };
+	struct er_memmap m = { 0 };
+	UINT8 *page = NULL, *page0 = NULL;
+	UINT64 t_start = er_time_us(), t_prep;
+	EFI_STATUS err;
+
+	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
+		return EFI_OUT_OF_RESOURCES;
+	if (EFI_ERROR(er_alloc_pages(1, (void **)&page0))) {
+		er_free_pages(page, 1);
+		return EFI_OUT_OF_RESOURCES;
+	}
+	err = er_blockdev_read(dev, 0, page0, ER_PAGE_SIZE);
+	if (EFI_ERROR(err))
+		goto out;
+	if (er_sw04_signature(page0))
+		err = load_sw04(dev, &src, &sc, page, &l, t_start);
+	else
+		err = load_modern(dev, &src, &sc, page, &l, t_start);
+	if (EFI_ERROR(err))
+		goto out;
 
 	/* 7 (prepared now, while allocation is still possible) */
-	h.jump_address = img.jump_address;
-	h.jump_address_phys = img.jump_address_phys;
-	h.image_cr3 = img.cr3;
-	h.list_phys = (UINT64)(UINTN)plan.list;
-	h.list_count = plan.list_n;
-	h.ram_top = plan.ram_top;
-	h.cr3_page = er_plan_content(&plan, img.cr3 / ER_PAGE_SIZE);
-	h.frame_content = plan_content;
-	h.frame_ctx = &plan;
-	err = er_arch_prepare(&h, er_plan_safe_alloc, &plan);
+	UINT64 t_loaded = er_time_us();
+	struct er_handoff *h = &l.h;
+	h->list_phys = (UINT64)(UINTN)l.plan.list;
+	h->list_count = l.plan.list_n;
+	h->ram_top = l.plan.ram_top;
+	h->cr3_page = er_plan_content(&l.plan, h->image_cr3 / ER_PAGE_SIZE);
+	h->frame_content = plan_content;
+	h->frame_ctx = &l.plan;
+	err = er_arch_prepare(h, er_plan_safe_alloc, &l.plan);
 	if (EFI_ERROR(err)) {
-		er_plan_undo(&plan);
+		er_plan_undo(&l.plan);
 		err = refuse(dev, ER_R_OTHER, "the hand-off could not be prepared");
 		goto out;
 	}
 	t_prep = er_time_us();
-
-	UINT64 decomp = (t_stream - t_verify) - sc.read_us - pr.place_us - plan.t_plan_us;
-	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), decompress+crc32 %ld ms, plan %ld ms, place %ld ms, prepare %ld ms\n",
-		 (t_verify - t_start) / 1000, sc.read_us / 1000, sc.reads, sc.bytes >> 20, decomp / 1000,
-		 plan.t_plan_us / 1000, pr.place_us / 1000, (t_prep - t_stream) / 1000);
+	log_info(L"timing: prepare %ld ms, total %ld ms\n", (t_prep - t_loaded) / 1000, (t_prep - t_start) / 1000);
 
 	if (cfg->dry_run) {
 		log_info(L"%a: dry run: the image is resumable; not committing, booting normally\n", dev->id);
-		er_plan_undo(&plan);
+		er_plan_undo(&l.plan);
 		err = EFI_ABORTED;
 		goto out;
 	}
@@ -255,37 +366,32 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	 * allocated first: nothing may allocate between the signature write and it. */
 	err = er_memmap_get(&m);
 	if (!EFI_ERROR(err))
-		err = invalidate_signature(dev, &img, page);
+		err = invalidate_signature(dev, page0, page);
 	if (EFI_ERROR(err)) {
-		er_plan_undo(&plan);
+		er_plan_undo(&l.plan);
 		log_error_status(err, L"%a: could not reset the swap signature; not resuming", dev->id);
 		goto out;
 	}
 	log_info(L"%a: swap signature restored to %a; handing off to the image kernel (%ld ms since start)\n",
-		 dev->id, img.orig_sig, (er_time_us() - t_start) / 1000);
+		 dev->id, l.orig_sig, (er_time_us() - t_start) / 1000);
 	err = er_exit_boot_services(&m);
 	if (EFI_ERROR(err)) {
 		/* the signature is gone: the kernel's own resume would also have dropped it */
 		log_error_status(err, L"ExitBootServices failed; the image is lost, booting normally");
-		er_plan_undo(&plan);
+		er_plan_undo(&l.plan);
 		goto out;
 	}
 	__asm__ __volatile__("cli");
-	er_arch_after_exit(&h, &m);
+	er_arch_after_exit(h, &m);
 	/* 6. platform: ACPI mode when the image does not expect the platform to do it */
-	if (!(img.flags & ER_SF_PLATFORM_MODE))
+	if (!l.platform_mode)
 		er_acpi_enable();
-	er_arch_jump(&h);
+	er_arch_jump(h);
 
 out:
-	if (pfns)
-		er_free_pages(pfns, pfn_pages);
-	if (unc)
-		er_free_pages(unc, ER_CHUNK_PAGES);
-	if (io)
-		er_free_pages(io, IO_PAGES);
-	if (map)
-		er_free_pages(map, map_pages);
+	if (l.pfns)
+		er_free_pages(l.pfns, l.pfn_pages);
+	er_free_pages(page0, 1);
 	er_free_pages(page, 1);
 	return err;
 }

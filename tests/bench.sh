@@ -46,7 +46,7 @@ for i in $(seq "$RUNS"); do
 	copy_fixture "$name" "$d/e$i" > /dev/null
 	esp_put "$d/e$i/disk.img" "$BUILD/efiresume-x64.efi" ::/EFI/BOOT/BOOTX64.EFI
 	timed_boot "$d/e$i/disk.img" "$d/e$i/vars.fd" "$d/e$i/serial" >> "$d/efiresume.times"
-	{ grep -a 'efiresume: timing:' "$d/e$i/serial.txt" | head -1 | tr -d '\n'
+	{ grep -a 'efiresume: timing:' "$d/e$i/serial.txt" | tr '\n' ' '
 	  # from the last line efiresume prints to the marker: ExitBootServices, the restore
 	  # routine and the kernel's own restore work (devices, CPUs)
 	  awk '/handing off to the image kernel/ { h = $1 } /EFIRESUME-TEST: resumed/ { printf " handoff %d ms\n", ($1 - h) * 1000; exit }' "$d/e$i/serial.txt"; } >> "$d/phases"

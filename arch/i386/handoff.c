@@ -375,9 +375,11 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	}
 
 	struct tramp_params *p = (struct tramp_params *)(UINTN)params;
-	err = prepare_virtmap(p, alloc, ctx, mode, h, page_offset);
-	if (EFI_ERROR(err))
-		return err;
+	if (!h->firmware_unaware) {
+		err = prepare_virtmap(p, alloc, ctx, mode, h, page_offset);
+		if (EFI_ERROR(err))
+			return err;
+	}
 
 	er_memcpy((void *)(UINTN)code, er_tramp32_start, code_len);
 	p->gdt[12] = 0x00cf9a000000ffffull;   /* 0x60: flat 32-bit code (__KERNEL_CS) */
@@ -405,6 +407,8 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 void er_arch_after_exit(struct er_handoff *h, struct er_memmap *m)
 {
 	struct tramp_params *p = (struct tramp_params *)(UINTN)h->params_phys;
+	if (h->firmware_unaware)
+		return;
 	/* The image kernel calls the runtime services at the virtual addresses it gave
 	 * them at its boot; put the firmware there (no output from here on). */
 	p->svam_status = (UINT32)er_virtmap_set(m, (const struct er_virt_region *)(UINTN)p->vregions, p->nvregions,
