@@ -28,7 +28,7 @@ x64_TARGET   = efi-app-x86_64
 x64_ARCHDIR  = arch/x86_64
 x64_BADRELOC = R_X86_64_(64|32|32S|PC32|PLT32|GOTPCREL)[^A-Z]
 
-ia32_CFLAGS   = -DEFIRESUME_ARCH=\"ia32\" -DEFIRESUME_ARCH_IA32 -m32 -march=i686 -mno-sse -mno-mmx -I/usr/include/efi/ia32
+ia32_CFLAGS   = -DEFIRESUME_ARCH=\"ia32\" -DEFIRESUME_ARCH_IA32 -m32 -malign-double -march=i686 -mno-sse -mno-mmx -I/usr/include/efi/ia32
 ia32_LIBDIR   = /usr/lib32
 ia32_CRT0     = crt0-efi-ia32.o
 ia32_LDS      = elf_ia32_efi.lds
@@ -39,7 +39,24 @@ ia32_BADRELOC = R_386_(32|PC32|GOT32|PLT32)[^A-Z]
 
 ARCHES = x64 ia32
 
-all: $(foreach a,$(ARCHES),$(BUILD)/efiresume-$(a).efi) host
+SEEDS = $(foreach a,$(ARCHES),$(BUILD)/seeds-writer-$(a).efi) $(BUILD)/seeds-check
+
+all: $(foreach a,$(ARCHES),$(BUILD)/efiresume-$(a).efi) host $(SEEDS)
+
+# link an EFI shared object for arch $(1) from $^, then the build check: no undefined
+# symbols, no absolute (non-RELATIVE) relocations
+define link_efi_so
+$(LD) $($(1)_LDARCH) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined \
+	-T $($(1)_LIBDIR)/$($(1)_LDS) $($(1)_LIBDIR)/$($(1)_CRT0) $^ \
+	-L$($(1)_LIBDIR) -lefi -lgnuefi $$($(CC) $($(1)_CFLAGS) -print-libgcc-file-name) -o $@
+@if nm -u $@ | grep -q .; then echo "undefined symbols in $@:"; nm -u $@; rm -f $@; exit 1; fi
+@if readelf -rW $@ | grep -E '$($(1)_BADRELOC)'; then echo "absolute relocations in $@"; rm -f $@; exit 1; fi
+endef
+
+define objcopy_efi
+objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j .rel.* -j .rela.* \
+	-j .reloc --target $($(1)_TARGET) --subsystem=10 $< $@
+endef
 
 define efi_arch
 $(1)_SRCS = $$(EFI_SRCS) $$(wildcard $$($(1)_ARCHDIR)/*.c)
@@ -55,16 +72,25 @@ $(BUILD)/$(1)/%.o: %.S
 	$$(CC) $$($(1)_CFLAGS) -I$$($(1)_ARCHDIR) -D__ASSEMBLY__ -c $$< -o $$@
 
 $(BUILD)/$(1)/efiresume.so: $$($(1)_OBJS)
-	$$(LD) $$($(1)_LDARCH) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined \
-		-T $$($(1)_LIBDIR)/$$($(1)_LDS) $$($(1)_LIBDIR)/$$($(1)_CRT0) $$^ \
-		-L$$($(1)_LIBDIR) -lefi -lgnuefi $$$$($$(CC) $$($(1)_CFLAGS) -print-libgcc-file-name) -o $$@
-	@# Build check: no undefined symbols, no absolute (non-RELATIVE) relocations.
-	@if nm -u $$@ | grep -q .; then echo "undefined symbols in $$@:"; nm -u $$@; rm -f $$@; exit 1; fi
-	@if readelf -rW $$@ | grep -E '$$($(1)_BADRELOC)'; then echo "absolute relocations in $$@"; rm -f $$@; exit 1; fi
+	$$(call link_efi_so,$(1))
 
 $(BUILD)/efiresume-$(1).efi: $(BUILD)/$(1)/efiresume.so
-	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j .rel.* -j .rela.* \
-		-j .reloc --target $$($(1)_TARGET) --subsystem=10 $$< $$@
+	$$(call objcopy_efi,$(1))
+
+# The seeds' reference writer (tests/seeds/): an EFI program that plays a patched 2004 kernel
+$(BUILD)/seeds/$(1)/writer.o: tests/seeds/writer.c tests/seeds/seeds.h image/swsusp2004.h image/shim.h image/reader.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(EFI_CFLAGS) $$($(1)_CFLAGS) -c $$< -o $$@
+
+$(BUILD)/seeds/$(1)/arch_$(1).o: tests/seeds/arch_$(1).S tests/seeds/seeds.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$($(1)_CFLAGS) -D__ASSEMBLY__ -c $$< -o $$@
+
+$(BUILD)/seeds/$(1)/seeds-writer.so: $(BUILD)/seeds/$(1)/writer.o $(BUILD)/seeds/$(1)/arch_$(1).o
+	$$(call link_efi_so,$(1))
+
+$(BUILD)/seeds-writer-$(1).efi: $(BUILD)/seeds/$(1)/seeds-writer.so
+	$$(call objcopy_efi,$(1))
 endef
 $(foreach a,$(ARCHES),$(eval $(call efi_arch,$(a))))
 
@@ -100,6 +126,9 @@ $(BUILD)/unit-O2/%: tests/unit/%.c $(HOST_LIB_OBJS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) $(UNIT_LIBS) -o $@
 
+$(BUILD)/seeds-check: tests/seeds/check-image.c tests/seeds/seeds.h $(HOST_LIB_OBJS)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) -o $@
+
 $(BUILD)/%: tools/%.c $(HOST_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) $(UNIT_LIBS) -o $@
@@ -130,6 +159,11 @@ demo: deps
 	$(MAKE) all
 	tests/demo.sh
 
+# the seeds' 2004 format alone: reference writer -> efiresume, both architectures
+test-seeds: deps
+	$(MAKE) all
+	tests/run-all.sh seeds
+
 bench: deps
 	$(MAKE) all
 	tests/bench.sh
@@ -137,5 +171,5 @@ bench: deps
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all host deps test unit demo bench fuzz fuzz-build clean
+.PHONY: all host deps test test-seeds unit demo bench fuzz fuzz-build clean
 .SECONDARY:

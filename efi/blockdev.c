@@ -12,6 +12,12 @@ struct partition_info {
 	UINT8 info[128];    /* MBR_PARTITION_RECORD (16 bytes) or EFI_PARTITION_ENTRY (128 bytes) */
 } __attribute__((packed));
 
+/* UEFI lays out 64-bit fields on 8-byte boundaries on IA32 too; gcc -m32 does so only
+ * with -malign-double (Makefile). Without it these reads would be 4 bytes off. */
+_Static_assert(__builtin_offsetof(EFI_BLOCK_IO_MEDIA, LastBlock) == 24, "EFI_BLOCK_IO_MEDIA layout");
+_Static_assert(__builtin_offsetof(EFI_LOADED_IMAGE, ImageSize) == 40 + (sizeof(void *) - 4) * 8,
+	       "EFI_LOADED_IMAGE layout");
+
 static const UINT8 gpt_linux_swap[16] = { 0x6d, 0xfd, 0x57, 0x06, 0xab, 0xa4, 0xc4, 0x43,
 					  0x84, 0xe5, 0x09, 0x33, 0xc8, 0x4b, 0x4f, 0x4f };
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test suite and ends with one line "N passed, N failed".
-#   tests/run-all.sh [GROUP...]   groups: unit fuzz e2e (default: all of them)
+#   tests/run-all.sh [GROUP...]   groups: unit fuzz e2e seeds (default: unit fuzz e2e;
+#                                 seeds = the e2e cases of the 2004 format only)
 # E2E cases run two at a time (QEMU under TCG is one busy thread per vCPU).
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -21,9 +22,11 @@ for g in "${groups[@]}"; do
 		for t in "$BUILD"/unit-O2/test_*; do [ -x "$t" ] && add "unit-O2/$(basename "$t")" "$t"; done ;;
 	fuzz)
 		for f in "$BUILD"/fuzz/fuzz_*; do [ -x "$f" ] && add "fuzz/$(basename "$f")" "tests/fuzz/run.sh ${FUZZ_SMOKE_SECONDS:-15} $(basename "$f")"; done ;;
-	e2e)
+	e2e|seeds)
+		# "seeds" runs only the cases of the seeds' 2004 format (names seeds-*)
 		while read -r name cmd; do
 			case $name in ''|'#'*) continue ;; esac
+			[ "$g" = seeds ] && [[ $name != seeds-* ]] && continue
 			add "e2e/$name" "$cmd"
 		done < tests/e2e/cases ;;
 	*) echo "unknown group $g" >&2; exit 2 ;;

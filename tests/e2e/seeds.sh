@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The seeds' 2004 swsusp format end to end (issue 6), with the seeds writer
 # (tests/seeds/writer.c) playing a 2.6.8 kernel patched with kernel-patch/.
-#   seeds.sh ARCH CASE    ARCH: x64 | ia32    CASE: cycle | toolarge
+#   seeds.sh ARCH CASE    ARCH: x64 | ia32    CASE: cycle | toolarge | corrupt-KIND
 # cycle:    boot 1 the writer writes its image and powers off (page 0: S1SUSPFW1;
 #           build/seeds-check, when built, reads it back with efiresume's reader and
 #           checks the test buffer, the page tables and the entry); boot 2 efiresume
@@ -10,6 +10,11 @@
 #           probe mode).
 # toolarge: `pages` so large that the pagedir needs more than 768 pages: the writer
 #           refuses and writes nothing.
+# corrupt-KIND: boot 1 as in cycle, then one corruption of the written image; boot 2
+#           efiresume refuses it before the point of no return (page 0 as it was) and
+#           the fallback starts. KIND: sig (page 0 signature), info (swsusp_info's
+#           firmware magic), pagedir (a pbe's data page outside the partition),
+#           toomany (swsusp_info claims 769 pagedir pages).
 # Env: SEEDS_WRITER, SEEDS_EFIRESUME override the binaries; MEM, SMP as run_qemu.
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
@@ -22,7 +27,7 @@ boot=$(efi_boot_name "$arch")
 [ -f "$writer" ] || die "$writer missing (make, or tests/seeds/build.sh)"
 
 make_disk "$d/disk.img" 64
-mkswap_disk "$d/disk.img" $SWAP_PARTUUID
+mkswap_disk "$d/disk.img" "$SWAP_PARTUUID"
 esp_put "$d/disk.img" "$writer" "::/EFI/BOOT/$boot"
 new_vars "$arch" "$d/vars.fd"
 ok=0
@@ -111,8 +116,54 @@ cycle)
 	expect "$d/boot3.log" '^SEEDS-TEST: probe$' "the fallback (the writer, probing) started" || ok=1
 	expect_not "$d/boot3.log" 'SEEDS-TEST: resumed' "no second resume" || ok=1
 	;;
+corrupt-*)
+	kind=${case#corrupt-}
+	[ -f "$efiresume" ] || die "$efiresume missing (make)"
+	echo "boot 1: the writer writes its image"
+	boot 1 0 120
+	expect "$d/boot1.log" '^SEEDS-TEST: image written' "image written" || ok=1
+	base=$(swap_offset)
+	# little-endian fields of the image (the layouts of image/swsusp2004.h)
+	rd() { od -An -tu"$2" -j "$1" -N "$2" "$d/disk.img" | tr -d ' '; }
+	wr() { local off=$1 n=$2 v=$3 i; for ((i = 0; i < n; i++)); do
+		printf "\\$(printf %03o $(( (v >> (8 * i)) & 255 )))" | dd of="$d/disk.img" bs=1 seek=$((off + i)) conv=notrunc status=none
+	done; }
+	if [ "$arch" = x64 ]; then w=8 ent=4068 tail=3512 slots=440 pdp=424 imp=416 swap_in_pbe=16 pbe=32
+	else w=4 ent=4072 tail=3488 slots=416 pdp=408 imp=404 swap_in_pbe=8 pbe=16; fi
+	info=$(( $(rd $((base + ent)) $w) & ((1 << (w * 8 - 5)) - 1) ))
+	infoff=$((base + info * 4096))
+	case $kind in
+	sig) printf 'S1SUSPFW9' | dd of="$d/disk.img" bs=1 seek=$((base + 4086)) conv=notrunc status=none
+	     want="efiresume: swap PARTUUID=$SWAP_PARTUUID: no swap signature" ;;
+	info) wr $((infoff + tail)) 4 $(( $(rd $((infoff + tail)) 4) ^ 0x01000000 ))
+	      want='image refused: ' ;;
+	pagedir) pd=$(rd $((infoff + slots)) 4)
+	         wr $((base + pd * 4096 + swap_in_pbe)) $w $((0x7fffff0))
+	         want='image refused: ' ;;
+	toomany) # consistent counts: as many pbes as need exactly 769 pagedir pages
+	         wr $((infoff + imp)) $w $((768 * 4096 / pbe))
+	         wr $((infoff + pdp)) $w 769
+	         want='image refused: .*768' ;;
+	*) die "unknown corruption $kind" ;;
+	esac
+	echo "  corrupted: $kind"
+	swap_page0 "$d/disk.img" "$d/page0.before"
+	printf 'timeout 0\nfallback \\EFI\\BOOT\\writer.efi\n' > "$d/efiresume.conf"
+	printf 'probe yes\n' > "$d/seeds.conf"
+	esp_put "$d/disk.img" "$efiresume" "::/EFI/BOOT/$boot"
+	esp_put "$d/disk.img" "$writer" ::/EFI/BOOT/writer.efi
+	esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+	esp_put "$d/disk.img" "$d/seeds.conf" ::/seeds.conf
+	echo "boot 2: efiresume must refuse"
+	boot 2 0 180
+	expect "$d/boot2.log" "$want" "refused ($kind)" || ok=1
+	expect_not "$d/boot2.log" 'handing off|SEEDS-TEST: resumed' "no hand-off" || ok=1
+	expect "$d/boot2.log" '^SEEDS-TEST: probe$' "the fallback started" || ok=1
+	swap_page0 "$d/disk.img" "$d/page0.after"
+	if cmp -s "$d/page0.before" "$d/page0.after"; then echo "  ok: swap page 0 unchanged"; else echo "  CHANGED: swap page 0"; ok=1; fi
+	;;
 *)
-	die "unknown case $case (cycle | toolarge)"
+	die "unknown case $case (cycle | toolarge | corrupt-KIND)"
 	;;
 esac
 exit $ok

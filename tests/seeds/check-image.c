@@ -219,6 +219,13 @@ int main(int argc, char **argv)
 		      (unsigned long long)pages, (unsigned long long)phys, (unsigned long long)missing,
 		      (unsigned long long)bad);
 	}
+	free(keep.pfn);
+	free(keep.data);
+	free(b.io);
+	free(b.pfns);
+	free(b.swaps);
+	free(pd);
+	close(fs.fd);
 	printf("seeds-check: %s\n", failures ? "FAILED" : "ok");
 	return failures ? 1 : 0;
 }

@@ -418,31 +418,16 @@ static void read_conf(EFI_LOADED_IMAGE *li)
 
 /* ------------------------------------------------------------------ the machine */
 
-/* LoadedImage->ImageSize. UEFI aligns UINT64 members to 8 bytes on IA32 too; gcc -m32
- * aligns them to 4, so gnu-efi's EFI_LOADED_IMAGE reads ImageSize at 36 instead of 40. */
+/* UEFI lays out UINT64 members on 8 bytes on IA32 too: the Makefile builds ia32 with
+ * -malign-double so that gnu-efi's structs match (efi/blockdev.c asserts it). */
 static UINT64 image_size(const EFI_LOADED_IMAGE *li)
 {
-#ifdef EFIRESUME_ARCH_IA32
-	_Static_assert(__builtin_offsetof(EFI_LOADED_IMAGE, ImageBase) == 32, "EFI_LOADED_IMAGE on ia32");
-	UINT64 v;
-	copy_bytes(&v, (const UINT8 *)li + 40, sizeof(v));
-	return v;
-#else
 	return li->ImageSize;
-#endif
 }
 
-/* Media->LastBlock, same story: at 24 in UEFI, at 20 in gnu-efi's struct under -m32 */
 static UINT64 last_block(const EFI_BLOCK_IO_MEDIA *m)
 {
-#ifdef EFIRESUME_ARCH_IA32
-	_Static_assert(__builtin_offsetof(EFI_BLOCK_IO_MEDIA, IoAlign) == 16, "EFI_BLOCK_IO_MEDIA on ia32");
-	UINT64 v;
-	copy_bytes(&v, (const UINT8 *)m + 24, sizeof(v));
-	return v;
-#else
 	return m->LastBlock;
-#endif
 }
 
 static BOOLEAN is_ram(UINT32 type)
@@ -1141,7 +1126,20 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	       (UINT64)(UINTN)swsusp_fw_resume, ", fw_cr3 ", root_phys, NULL);
 	say_kv("SEEDS-TEST: image ", img_lo, "-", img_hi, ", nosave ", ns_lo, NULL);
 	say_kv("SEEDS-TEST: stack ", stack_lo, "-", stack_hi, ", sp ", (UINT64)sp, NULL);
-	say_kv("SEEDS-TEST: num_physpages ", ram_top / PAGE, ", cpus ", cpus, ", pagedir order ", order, NULL);
+	struct line l = { .n = 0 };
+	put(&l, "SEEDS-TEST: num_physpages ");
+	put_dec(&l, ram_top / PAGE);
+	put(&l, ", cpus ");
+	put_dec(&l, cpus);
+	put(&l, ", saveable ");
+	put_dec(&l, saveable);
+	put(&l, " + pagedir 2^");
+	put_dec(&l, order);
+	put(&l, " = ");
+	put_dec(&l, n);
+	put(&l, " pbes, swap type ");
+	put_dec(&l, conf_swaptype);
+	con_line(&l);
 
 	seeds_counter++;
 	suspend_and_check(pd_pages);
