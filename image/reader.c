@@ -1,7 +1,7 @@
 /* Linux hibernation image reader; see reader.h. */
 #include "image/reader.h"
 #include "image/crc32.h"
-#include "image/fmt.h"
+#include "image/fail.h"
 #include "image/lz4.h"
 #include "image/lzo.h"
 
@@ -45,22 +45,8 @@ const char *er_arch_name(enum er_arch a)
 	return a == ER_ARCH_X86_64 ? "x86_64" : a == ER_ARCH_I386 ? "i386" : "unknown";
 }
 
-const char *er_comp_name(enum er_comp c)
-{
-	return c == ER_COMP_LZO ? "lzo" : c == ER_COMP_LZ4 ? "lz4" : "none";
-}
-
-#define FAIL(err, r, ...)                                                   \
-	do {                                                                \
-		if (err) {                                                  \
-			(err)->reason = (r);                                \
-			er_snprintf((err)->detail, sizeof((err)->detail), __VA_ARGS__); \
-		}                                                           \
-		return (r);                                                 \
-	} while (0)
-
-static enum er_reason read_pages(const struct er_source *src, uint64_t page, uint64_t n, void *buf,
-				 struct er_error *err)
+enum er_reason er_source_read(const struct er_source *src, uint64_t page, uint64_t n, void *buf,
+			      struct er_error *err)
 {
 	if (page >= src->pages || n > src->pages - page)
 		FAIL(err, ER_R_MAP, "page %llu+%llu is beyond the partition's %llu pages",
@@ -71,10 +57,13 @@ static enum er_reason read_pages(const struct er_source *src, uint64_t page, uin
 	return ER_OK;
 }
 
-static uint64_t get_word(const uint8_t *p, unsigned word)
+const char *er_comp_name(enum er_comp c)
 {
-	return word == 8 ? er_le64(p) : er_le32(p);
+	return c == ER_COMP_LZO ? "lzo" : c == ER_COMP_LZ4 ? "lz4" : "none";
 }
+
+
+
 
 static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, struct er_error *err)
 {
@@ -158,7 +147,7 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 	}
 	if (src->pages < 3)
 		FAIL(err, ER_R_NO_SIGNATURE, "the device has only %llu pages", (unsigned long long)src->pages);
-	r = read_pages(src, 0, 1, page, err);
+	r = er_source_read(src, 0, 1, page, err);
 	if (r)
 		return r;
 	switch (er_swap_classify(page)) {
@@ -196,13 +185,13 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 		FAIL(err, ER_R_MAP, "first map page %llu outside the partition (%llu pages)",
 		     (unsigned long long)img->first_map, (unsigned long long)src->pages);
 
-	r = read_pages(src, img->first_map, 1, page, err);
+	r = er_source_read(src, img->first_map, 1, page, err);
 	if (r)
 		return r;
 	img->header_swap_page = er_le64(page);
 	if (img->header_swap_page == 0 || img->header_swap_page >= src->pages)
 		FAIL(err, ER_R_MAP, "header page %llu outside the partition", (unsigned long long)img->header_swap_page);
-	r = read_pages(src, img->header_swap_page, 1, page, err);
+	r = er_source_read(src, img->header_swap_page, 1, page, err);
 	if (r)
 		return r;
 	r = parse_header_page(img, page, err);
@@ -235,7 +224,7 @@ enum er_reason er_image_load_map(struct er_image *img, const struct er_source *s
 			FAIL(err, ER_R_MAP, "map page %llu points outside the partition (page %llu)",
 			     (unsigned long long)n, (unsigned long long)at);
 		uint8_t *mp = map_buf + n * ER_PAGE_SIZE;
-		r = read_pages(src, at, 1, mp, err);
+		r = er_source_read(src, at, 1, mp, err);
 		if (r)
 			return r;
 		for (unsigned k = 0; k < ER_MAP_ENTRIES; k++) {
@@ -316,7 +305,7 @@ static enum er_reason window_get(struct window *w, uint64_t s, uint64_t n, const
 		uint64_t first = s + w->count, dev = map_entry(img, first), run = 1;
 		while (w->count + run < want && map_entry(img, first + run) == dev + run)
 			run++;
-		r = read_pages(w->src, dev, run, w->io + w->count * ER_PAGE_SIZE, err);
+		r = er_source_read(w->src, dev, run, w->io + w->count * ER_PAGE_SIZE, err);
 		if (r)
 			return r;
 		w->count += run;
@@ -349,7 +338,7 @@ static enum er_reason body_page(struct body *b, const uint8_t *p, struct er_erro
 		FAIL(err, ER_R_COUNTS, "more data than %llu body pages", (unsigned long long)b->total);
 	if (b->done < img->nr_meta_pages) {
 		for (unsigned k = 0; k < ER_PAGE_SIZE / word; k++) {
-			uint64_t v = get_word(p + k * word, word);
+			uint64_t v = er_get_word(p + k * word, word);
 			if (v == end)
 				break;
 			bool zero = (v & zero_bit) != 0;
@@ -475,7 +464,7 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 			r = window_get(&w, s, 1, &p, err);
 			if (r)
 				return r;
-			cmp_len = get_word(p, img->word);
+			cmp_len = er_get_word(p, img->word);
 			if (cmp_len == 0 || cmp_len > ER_CHUNK_CMP_MAX)
 				FAIL(err, ER_R_CHUNK_LEN, "chunk %llu (stream page %llu): length %llu, allowed 1..%u",
 				     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)cmp_len,

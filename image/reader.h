@@ -110,6 +110,11 @@ struct er_image {
 	bool crc_checked;
 };
 
+/* Read n pages at page through src, refusing ranges beyond the device (ER_R_MAP) and
+ * failed reads (ER_R_IO). Shared with the other format readers. */
+enum er_reason er_source_read(const struct er_source *src, uint64_t page, uint64_t n, void *buf,
+			      struct er_error *err);
+
 /* Page 0 and the header page. page_buf: one 4096-byte scratch page. */
 enum er_reason er_image_open(struct er_image *img, const struct er_source *src, uint8_t *page_buf,
 			     struct er_error *err);

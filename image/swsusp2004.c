@@ -2,16 +2,8 @@
  * kernel-patch/README. Every field is read through the offsets of the shared
  * structure definitions, so the reader cannot drift from what the patch writes. */
 #include "image/swsusp2004.h"
-#include "image/fmt.h"
+#include "image/fail.h"
 
-#define FAIL(err, r, ...)                                                   \
-	do {                                                                \
-		if (err) {                                                  \
-			(err)->reason = (r);                                \
-			er_snprintf((err)->detail, sizeof((err)->detail), __VA_ARGS__); \
-		}                                                           \
-		return (r);                                                 \
-	} while (0)
 
 #define ULL(x) ((unsigned long long)(x))
 #define O32(f) __builtin_offsetof(struct swsusp_fw_info32, f)
@@ -24,21 +16,7 @@
 #define MIB4 (1ull << 22)
 #define PAGE_MASK_LOW (ER_PAGE_SIZE - 1ull)
 
-static enum er_reason read_pages(const struct er_source *src, uint64_t page, uint64_t n, void *buf,
-				 struct er_error *err)
-{
-	if (page >= src->pages || n > src->pages - page)
-		FAIL(err, ER_R_MAP, "page %llu+%llu is beyond the partition's %llu pages", ULL(page), ULL(n),
-		     ULL(src->pages));
-	if (src->read(src->ctx, page, n, buf) != 0)
-		FAIL(err, ER_R_IO, "reading %llu page(s) at page %llu failed", ULL(n), ULL(page));
-	return ER_OK;
-}
 
-static uint64_t get_word(const uint8_t *p, unsigned word)
-{
-	return word == 8 ? er_le64(p) : er_le32(p);
-}
 
 bool er_sw04_signature(const uint8_t *page0)
 {
@@ -115,7 +93,7 @@ static enum er_reason try_word(struct er_sw04_image *img, const struct er_source
 	if (off == 0 || off >= src->pages)
 		FAIL(err, ER_R_MAP, "%u-byte swsusp_info entry 0x%llx: offset %llu outside the partition (%llu pages)",
 		     word, ULL(entry), ULL(off), ULL(src->pages));
-	r = read_pages(src, off, 1, page, err);
+	r = er_source_read(src, off, 1, page, err);
 	if (r)
 		return r;
 	if (er_le32(tail + OT(fw_magic)) != SWSUSP_FW_MAGIC)
@@ -273,7 +251,7 @@ enum er_reason er_sw04_open(struct er_sw04_image *img, const struct er_source *s
 	/* page 0, swsusp_info, a pagedir page, a data page */
 	if (src->pages < 4)
 		FAIL(err, ER_R_NO_SIGNATURE, "the device has only %llu pages", ULL(src->pages));
-	r = read_pages(src, 0, 1, page, err);
+	r = er_source_read(src, 0, 1, page, err);
 	if (r)
 		return r;
 	if (!er_sw04_signature(page)) {
@@ -332,7 +310,7 @@ enum er_reason er_sw04_load_pagedir(struct er_sw04_image *img, const struct er_s
 		uint64_t run = 1;
 		while (i + run < n && img->pagedir[i + run] == img->pagedir[i] + run)
 			run++;
-		r = read_pages(src, img->pagedir[i], run, pd_buf + i * ER_PAGE_SIZE, err);
+		r = er_source_read(src, img->pagedir[i], run, pd_buf + i * ER_PAGE_SIZE, err);
 		if (r)
 			return r;
 		i += run;
@@ -342,10 +320,10 @@ enum er_reason er_sw04_load_pagedir(struct er_sw04_image *img, const struct er_s
 		const uint8_t *pg = pd_buf + i * ER_PAGE_SIZE;
 		for (uint64_t j = 0; j < per_page; j++, k++) {
 			const uint8_t *p = pg + j * img->pbe_size;
-			uint64_t addr = get_word(p + (w == 8 ? OPB64(address) : OPB32(address)), w);
-			uint64_t orig = get_word(p + (w == 8 ? OPB64(orig_address) : OPB32(orig_address)), w);
-			uint64_t swap = get_word(p + (w == 8 ? OPB64(swap_address) : OPB32(swap_address)), w);
-			uint64_t dummy = get_word(p + (w == 8 ? OPB64(dummy) : OPB32(dummy)), w);
+			uint64_t addr = er_get_word(p + (w == 8 ? OPB64(address) : OPB32(address)), w);
+			uint64_t orig = er_get_word(p + (w == 8 ? OPB64(orig_address) : OPB32(orig_address)), w);
+			uint64_t swap = er_get_word(p + (w == 8 ? OPB64(swap_address) : OPB32(swap_address)), w);
+			uint64_t dummy = er_get_word(p + (w == 8 ? OPB64(dummy) : OPB32(dummy)), w);
 
 			if (k >= img->image_pages) {
 				if (addr | orig | swap | dummy)
@@ -451,8 +429,8 @@ enum er_reason er_sw04_stream(struct er_sw04_image *img, const struct er_source 
 	for (uint64_t k = 0, i = 0; k < n; i++) {
 		for (uint64_t j = 0; j < per_page && k < n; j++, k++) {
 			const uint8_t *p = img->pd + i * ER_PAGE_SIZE + j * img->pbe_size;
-			uint64_t orig = get_word(p + (w == 8 ? OPB64(orig_address) : OPB32(orig_address)), w);
-			uint64_t swap = get_word(p + (w == 8 ? OPB64(swap_address) : OPB32(swap_address)), w);
+			uint64_t orig = er_get_word(p + (w == 8 ? OPB64(orig_address) : OPB32(orig_address)), w);
+			uint64_t swap = er_get_word(p + (w == 8 ? OPB64(swap_address) : OPB32(swap_address)), w);
 			pfns[k] = (orig - img->page_offset) / ER_PAGE_SIZE;
 			swaps[k] = er_sw04_swp_offset(swap, w);
 			if (k && pfns[k] <= pfns[k - 1])
@@ -478,7 +456,7 @@ enum er_reason er_sw04_stream(struct er_sw04_image *img, const struct er_source 
 		uint64_t run = 1;
 		while (k + run < n && run < buf->io_pages && swaps[k + run] == swaps[k] + run)
 			run++;
-		r = read_pages(src, swaps[k], run, buf->io, err);
+		r = er_source_read(src, swaps[k], run, buf->io, err);
 		if (r)
 			return r;
 		img->reads++;
