@@ -3,74 +3,81 @@
 #  1. image/ decompression + CRC32 throughput on the host vs liblzo2 / liblz4 / zlib, on the
 #     uncompressed body of a real hibernation image.
 #  2. resume time, efiresume vs the kernel's own resume path, on copies of the same image
-#     (BENCH_RUNS runs each, default 3). Two spans: QEMU start -> the marker the guest prints
-#     when its hibernate command returns; and the boot program's start -> that marker.
+#     (BENCH_RUNS runs each, default 3), for each of BENCH_ARCHES (default "x64 ia32").
+#     Two spans: QEMU start -> the marker the guest prints when its hibernate command
+#     returns; and the boot program's start (efiresume's first line) -> that marker.
 set -euo pipefail
 . "$(dirname "$0")/lib/fixture.sh"
 RUNS=${BENCH_RUNS:-3}
-KPKG=${BENCH_KPKG:-linux-image-cloud-amd64}
-name=bench-x64
+ARCHES=${BENCH_ARCHES:-x64 ia32}
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }'; }
 
-make_fixture "$name" x64 "$KPKG" > /dev/null
-fx=$(fixture_dir "$name")
-d=$(scratch bench)
+kpkg_for() { case $1 in x64) echo linux-image-cloud-amd64 ;; ia32) echo linux-image-686:i386 ;; esac; }
 
-echo "== image/ codecs on the host ($(fixture_fact "$fx" kernel), $(fixture_fact "$fx" compressor))"
-"$BUILD/swsusp-inspect" --dump-body "$d/body.bin" "$fx/disk.img" > /dev/null
-"$BUILD/bench-codec" "$d/body.bin" | sed 's/^/    /'
-
-# one timed boot: prints "<start->marker> <program start->marker>"
+# one timed boot: prints "<QEMU start->marker> <boot program start->marker>"
 timed_boot() {
-	local disk=$1 vars=$2 log=$3
-	( timeout --foreground -k 5 240 qemu-system-x86_64 -machine q35 -accel tcg -m "${MEM:-512}" -smp "${SMP:-1}" \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
-		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
-		-nic none -serial stdio -display none -monitor none -no-reboot \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null || true ) | "$TOP/tests/lib/tslog.py" "$log"
+	local arch=$1 disk=$2 vars=$3 log=$4
+	{ QEMU_SERIAL="-serial stdio" run_qemu "$arch" "$disk" "$vars" /dev/null 300 || true; } | "$TOP/tests/lib/tslog.py" "$log"
 	sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$log" > "$log.txt"
 	local start mark
 	start=$(awk '/efiresume: efiresume .* started/ { print $1; exit }' "$log.txt")
 	mark=$(awk '/EFIRESUME-TEST: resumed/ { print $1; exit }' "$log.txt")
-	[ -n "$mark" ] || { echo "no resume marker in $log" >&2; return 1; }
+	[ -n "$mark" ] && [ -n "$start" ] || { echo "no resume marker in $log" >&2; return 1; }
 	echo "$mark $(awk -v a="$start" -v b="$mark" 'BEGIN { printf "%.3f", b - a }')"
 }
 
-echo "== resume time, $RUNS runs each, same image ($(fixture_fact "$fx" image_pages) pages)"
-: > "$d/efiresume.times"; : > "$d/kernel.times"; : > "$d/phases"
-nomatch=00000000-0000-0000-0000-000000000000
-for i in $(seq "$RUNS"); do
-	# efiresume's path
-	copy_fixture "$name" "$d/e$i" > /dev/null
-	esp_put "$d/e$i/disk.img" "$BUILD/efiresume-x64.efi" ::/EFI/BOOT/BOOTX64.EFI
-	timed_boot "$d/e$i/disk.img" "$d/e$i/vars.fd" "$d/e$i/serial" >> "$d/efiresume.times"
-	{ grep -a 'efiresume: timing:' "$d/e$i/serial.txt" | tr '\n' ' '
-	  # from the last line efiresume prints to the marker: ExitBootServices, the restore
-	  # routine and the kernel's own restore work (devices, CPUs)
-	  awk '/handing off to the image kernel/ { h = $1 } /EFIRESUME-TEST: resumed/ { printf " handoff %d ms\n", ($1 - h) * 1000; exit }' "$d/e$i/serial.txt"; } >> "$d/phases"
-	# the kernel's own path: efiresume told to look elsewhere, the kernel resumes itself
-	copy_fixture "$name" "$d/k$i" > /dev/null
-	esp_put "$d/k$i/disk.img" "$BUILD/efiresume-x64.efi" ::/EFI/BOOT/BOOTX64.EFI
-	{ sed 's/^options \(.*\)$/options \1 efiresume_kresume/' "$fx/efiresume.conf"; echo "resume PARTUUID=$nomatch"; } > "$d/k$i/efiresume.conf"
-	esp_put "$d/k$i/disk.img" "$d/k$i/efiresume.conf" ::/EFI/BOOT/efiresume.conf
-	timed_boot "$d/k$i/disk.img" "$d/k$i/vars.fd" "$d/k$i/serial" >> "$d/kernel.times"
-	rm -f "$d/e$i/disk.img" "$d/k$i/disk.img"
+first=1
+for arch in $ARCHES; do
+	name=bench-$arch
+	make_fixture "$name" "$arch" "$(kpkg_for "$arch")" > /dev/null
+	fx=$(fixture_dir "$name")
+	d=$(scratch "bench-$arch")
+	boot=$(efi_boot_name "$arch")
+
+	if [ $first = 1 ]; then
+		first=0
+		echo "== image/ codecs on the host ($(fixture_fact "$fx" kernel), $(fixture_fact "$fx" compressor))"
+		"$BUILD/swsusp-inspect" --dump-body "$d/body.bin" "$fx/disk.img" > /dev/null
+		"$BUILD/bench-codec" "$d/body.bin" | sed 's/^/    /'
+		rm -f "$d/body.bin"
+	fi
+
+	echo "== $arch: resume time, $RUNS runs each, same image ($(fixture_fact "$fx" kernel), $(fixture_fact "$fx" image_pages) pages, $(fixture_fact "$fx" compressor))"
+	: > "$d/efiresume.times"; : > "$d/kernel.times"; : > "$d/phases"
+	nomatch=00000000-0000-0000-0000-000000000000
+	for i in $(seq "$RUNS"); do
+		# efiresume's path
+		copy_fixture "$name" "$d/e$i" > /dev/null
+		esp_put "$d/e$i/disk.img" "$BUILD/efiresume-$arch.efi" "::/EFI/BOOT/$boot"
+		timed_boot "$arch" "$d/e$i/disk.img" "$d/e$i/vars.fd" "$d/e$i/serial" >> "$d/efiresume.times"
+		{ grep -a 'efiresume: timing:' "$d/e$i/serial.txt" | tr '\n' ' '
+		  # from the last line efiresume prints to the marker: ExitBootServices, the restore
+		  # routine and the kernel's own restore work (devices, CPUs)
+		  awk '/handing off to the image kernel/ { h = $1 } /EFIRESUME-TEST: resumed/ { printf " handoff %d ms\n", ($1 - h) * 1000; exit }' "$d/e$i/serial.txt"; } >> "$d/phases"
+		# the kernel's own path: efiresume told to look elsewhere, the kernel resumes itself
+		copy_fixture "$name" "$d/k$i" > /dev/null
+		esp_put "$d/k$i/disk.img" "$BUILD/efiresume-$arch.efi" "::/EFI/BOOT/$boot"
+		{ sed 's/^options \(.*\)$/options \1 efiresume_kresume/' "$fx/efiresume.conf"; echo "resume PARTUUID=$nomatch"; } > "$d/k$i/efiresume.conf"
+		esp_put "$d/k$i/disk.img" "$d/k$i/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+		timed_boot "$arch" "$d/k$i/disk.img" "$d/k$i/vars.fd" "$d/k$i/serial" >> "$d/kernel.times"
+		rm -f "$d/e$i/disk.img" "$d/k$i/disk.img"
+	done
+	ea=$(cut -d' ' -f1 "$d/efiresume.times" | median); eb=$(cut -d' ' -f2 "$d/efiresume.times" | median)
+	ka=$(cut -d' ' -f1 "$d/kernel.times" | median); kb=$(cut -d' ' -f2 "$d/kernel.times" | median)
+	printf '    %-44s %9s %8s %8s\n' "median seconds" efiresume kernel ratio
+	printf '    %-44s %9.2f %8.2f %8s\n' "QEMU start -> resumed shell" "$ea" "$ka" "$(ratio "$ea" "$ka")"
+	printf '    %-44s %9.2f %8.2f %8s\n' "boot program start -> resumed shell" "$eb" "$kb" "$(ratio "$eb" "$kb")"
+	echo "    efiresume phases (median ms of $RUNS runs):"
+	for ph in verify read decompress plan place prepare handoff; do
+		v=$(sed -nE "s/.* $ph[+a-z0-9]* ([0-9]+) ms.*/\1/p" "$d/phases" | median)
+		case $ph in
+		decompress) label="decompress+crc32" ;;
+		handoff) label="hand-off (EBS, restore routine, kernel restore)" ;;
+		*) label=$ph ;;
+		esac
+		printf '      %-48s %6s ms\n' "$label" "$v"
+	done
+	echo "    raw: $d/efiresume.times $d/kernel.times $d/phases"
 done
-ea=$(cut -d' ' -f1 "$d/efiresume.times" | median); eb=$(cut -d' ' -f2 "$d/efiresume.times" | median)
-ka=$(cut -d' ' -f1 "$d/kernel.times" | median); kb=$(cut -d' ' -f2 "$d/kernel.times" | median)
-printf '    %-44s %8s %8s %8s\n' "median seconds" efiresume kernel ratio
-printf '    %-44s %8.2f %8.2f %8.2f\n' "QEMU start -> resumed shell" "$ea" "$ka" "$(awk -v a="$ea" -v b="$ka" 'BEGIN{print a/b}')"
-printf '    %-44s %8.2f %8.2f %8.2f\n' "boot program start -> resumed shell" "$eb" "$kb" "$(awk -v a="$eb" -v b="$kb" 'BEGIN{print a/b}')"
-echo "    efiresume phases (median ms of $RUNS runs):"
-for ph in verify read decompress plan place prepare handoff; do
-	v=$(sed -nE "s/.* $ph[+a-z0-9]* ([0-9]+) ms.*/\1/p" "$d/phases" | median)
-	case $ph in
-	decompress) label="decompress+crc32" ;;
-	handoff) label="hand-off (EBS, restore routine, kernel restore)" ;;
-	*) label=$ph ;;
-	esac
-	printf '      %-48s %6s ms\n' "$label" "$v"
-done
-echo "    raw: $d/efiresume.times $d/kernel.times $d/phases"
