@@ -42,6 +42,16 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	UINT64 tables = 1 + pdpt_pages + pd_pages + 3, tphys, code, params;
 	EFI_STATUS err;
 
+	/* 4-level paging only: a CPU with LA57 lets a Debian kernel (CONFIG_X86_5LEVEL=y)
+	 * run 5-level paging, whose cr3 this 4-level restore routine cannot load */
+	UINT32 a, b, c, d;
+	__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0));
+	if (a >= 7) {
+		__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+		if (c & (1u << 16))
+			return log_error_status(EFI_UNSUPPORTED,
+						L"the CPU has 5-level paging (LA57): the image kernel may use it, which this loader cannot enter");
+	}
 	if (pdpt_pages > 1)
 		return log_error_status(EFI_UNSUPPORTED, L"RAM above 512 GiB is not supported");
 	if (code_len > PAGE)
