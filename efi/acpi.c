@@ -100,19 +100,80 @@ int er_acpi_enable(void)
 	return -1;
 }
 
-/* EFI_MP_SERVICES_PROTOCOL: only its first member is used here. */
+/* EFI_MP_SERVICES_PROTOCOL (PI spec, volume 2) */
 static EFI_GUID mp_guid = { 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } };
 struct mp_services {
 	EFI_STATUS(EFIAPI *GetNumberOfProcessors)(struct mp_services *This, UINTN *total, UINTN *enabled);
+	EFI_STATUS(EFIAPI *GetProcessorInfo)(struct mp_services *This, UINTN cpu, void *info);
+	EFI_STATUS(EFIAPI *StartupAllAPs)(void);
+	EFI_STATUS(EFIAPI *StartupThisAP)(struct mp_services *This, er_ap_procedure proc, UINTN cpu, EFI_EVENT wait,
+					  UINTN timeout_us, void *arg, BOOLEAN *finished);
+	EFI_STATUS(EFIAPI *SwitchBSP)(void);
+	EFI_STATUS(EFIAPI *EnableDisableAP)(void);
+	EFI_STATUS(EFIAPI *WhoAmI)(struct mp_services *This, UINTN *cpu);
 };
+
+static struct mp_services *mp_protocol(void)
+{
+	struct mp_services *mp = NULL;
+	if (EFI_ERROR(BS->LocateProtocol(&mp_guid, NULL, (void **)&mp)))
+		return NULL;
+	return mp;
+}
 
 UINTN er_cpu_count(void)
 {
-	struct mp_services *mp = NULL;
+	struct mp_services *mp = mp_protocol();
 	UINTN total = 0, enabled = 0;
-	if (EFI_ERROR(BS->LocateProtocol(&mp_guid, NULL, (void **)&mp)) || !mp)
-		return 1;
-	if (EFI_ERROR(mp->GetNumberOfProcessors(mp, &total, &enabled)) || enabled == 0)
+	if (!mp || EFI_ERROR(mp->GetNumberOfProcessors(mp, &total, &enabled)) || enabled == 0)
 		return 1;
 	return enabled;
+}
+
+EFI_STATUS er_mp_start(er_ap_procedure proc, void *arg, struct er_mp_job *job)
+{
+	struct mp_services *mp = mp_protocol();
+	UINTN total = 0, enabled = 0, self = 0;
+	EFI_STATUS err;
+
+	job->event = NULL;
+	if (!mp || EFI_ERROR(mp->GetNumberOfProcessors(mp, &total, &enabled)) || enabled < 2 ||
+	    EFI_ERROR(mp->WhoAmI(mp, &self)))
+		return EFI_UNSUPPORTED;
+	err = BS->CreateEvent(0, 0, NULL, NULL, &job->event);
+	if (EFI_ERROR(err))
+		return err;
+	for (UINTN cpu = 0; cpu < total; cpu++) {
+		UINT8 info[64];   /* EFI_PROCESSOR_INFORMATION: StatusFlag at offset 8 */
+		if (cpu == self || EFI_ERROR(mp->GetProcessorInfo(mp, cpu, info)))
+			continue;
+		UINT32 status = er_le32(info + 8);
+		if ((status & 0x6) != 0x6)   /* PROCESSOR_ENABLED_BIT | PROCESSOR_HEALTH_STATUS_BIT */
+			continue;
+		err = mp->StartupThisAP(mp, proc, cpu, job->event, 0, arg, NULL);
+		if (!EFI_ERROR(err)) {
+			job->cpu = cpu;
+			return EFI_SUCCESS;
+		}
+	}
+	BS->CloseEvent(job->event);
+	job->event = NULL;
+	return EFI_NOT_READY;
+}
+
+EFI_STATUS er_mp_wait(struct er_mp_job *job, UINTN timeout_ms)
+{
+	EFI_STATUS err = EFI_TIMEOUT;
+	if (!job->event)
+		return EFI_SUCCESS;
+	for (UINTN t = 0; t <= timeout_ms; t++) {
+		if (!EFI_ERROR(BS->CheckEvent(job->event))) {
+			err = EFI_SUCCESS;
+			break;
+		}
+		BS->Stall(1000);
+	}
+	BS->CloseEvent(job->event);
+	job->event = NULL;
+	return err;
 }

@@ -92,6 +92,16 @@ BOOLEAN er_acpi_hw_signature(UINT32 *sig);
 int er_acpi_enable(void);
 /* Number of enabled CPUs (EFI MP services), 1 when they are not available. */
 UINTN er_cpu_count(void);
+/* Runs proc(arg) on one application processor without waiting (EFI MP services).
+ * proc must not call the firmware. er_mp_wait() waits (up to timeout_ms) until the
+ * firmware has seen it return. */
+typedef void(EFIAPI *er_ap_procedure)(void *arg);
+struct er_mp_job {
+	EFI_EVENT event;
+	UINTN cpu;
+};
+EFI_STATUS er_mp_start(er_ap_procedure proc, void *arg, struct er_mp_job *job);
+EFI_STATUS er_mp_wait(struct er_mp_job *job, UINTN timeout_ms);
 
 /* ---- efi/console.c */
 /* Waits up to timeout_s seconds for a key: its character (27 for Esc), 0 on timeout,

@@ -410,3 +410,49 @@ uint32_t er_crc32_zlib(uint32_t crc, const void *p, size_t len)
 {
 	return ~er_crc32_le(~crc, p, len);
 }
+
+/* CRC combination (the zlib crc32_combine idea, for the raw, non-inverted CRC):
+ * crc_le(0, A || B) = shift(crc_le(0, A), len(B)) ^ crc_le(0, B), where shift multiplies
+ * by x^(8 * len(B)) modulo the polynomial. Done with 32x32 GF(2) matrices squared per
+ * bit of the length. */
+static uint32_t gf2_times(const uint32_t *mat, uint32_t vec)
+{
+	uint32_t sum = 0;
+	for (unsigned i = 0; vec; i++, vec >>= 1)
+		if (vec & 1)
+			sum ^= mat[i];
+	return sum;
+}
+
+static void gf2_square(uint32_t *sq, const uint32_t *mat)
+{
+	for (unsigned i = 0; i < 32; i++)
+		sq[i] = gf2_times(mat, mat[i]);
+}
+
+uint32_t er_crc32_le_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
+{
+	uint32_t even[32], odd[32];
+
+	if (len2 == 0)
+		return crc1;
+	/* odd: the operator for one zero bit */
+	odd[0] = 0xedb88320u;
+	for (unsigned i = 1, row = 1; i < 32; i++, row <<= 1)
+		odd[i] = row;
+	gf2_square(even, odd);   /* two zero bits */
+	gf2_square(odd, even);   /* four zero bits */
+	do {
+		gf2_square(even, odd);   /* first pass: one zero byte */
+		if (len2 & 1)
+			crc1 = gf2_times(even, crc1);
+		len2 >>= 1;
+		if (!len2)
+			break;
+		gf2_square(odd, even);
+		if (len2 & 1)
+			crc1 = gf2_times(odd, crc1);
+		len2 >>= 1;
+	} while (len2);
+	return crc1 ^ crc2;
+}

@@ -14,4 +14,8 @@ uint32_t er_crc32_le(uint32_t crc, const void *p, size_t len);
  * (Unlike zlib, p == NULL is not special: with len 0 the crc is returned.) */
 uint32_t er_crc32_zlib(uint32_t crc, const void *p, size_t len);
 
+/* crc32_le(0, A || B) from crc1 = crc32_le(0, A), crc2 = crc32_le(0, B) and len(B):
+ * lets pieces of a stream be checksummed apart (on other CPUs) and joined in order. */
+uint32_t er_crc32_le_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
+
 #endif

@@ -380,6 +380,20 @@ static enum er_reason body_page(struct body *b, const uint8_t *p, struct er_erro
 	return ER_OK;
 }
 
+/* The running CRC of the body: inline, or through an engine. */
+struct crc_state {
+	uint32_t c;
+	const struct er_crc_engine *eng;
+};
+
+static void crc_add(struct crc_state *st, const uint8_t *p, size_t n, bool stable)
+{
+	if (st->eng)
+		st->eng->submit(st->eng->ctx, p, n, stable);
+	else
+		st->c = er_crc32_le(st->c, p, n);
+}
+
 /* direct_chunk(): "take the ordinary path" (never a refusal reason) */
 #define NOT_DIRECT ER_R_COUNT
 
@@ -393,7 +407,7 @@ static int decompress(enum er_comp comp, const uint8_t *in, size_t in_len, uint8
 /* Zero-copy: decompress a chunk of data pages straight to where the sink wants them.
  * ER_OK when done, NOT_DIRECT when this chunk must take the ordinary path. */
 static enum er_reason direct_chunk(struct body *b, const struct er_sink *sink, const uint8_t *in, size_t in_len,
-				   uint32_t *crc, struct er_error *err)
+				   struct crc_state *crc, struct er_error *err)
 {
 	struct er_image *img = b->img;
 	uint64_t k = ER_MIN((uint64_t)ER_CHUNK_PAGES, b->total - b->done), idx = b->cursor;
@@ -417,7 +431,7 @@ static enum er_reason direct_chunk(struct body *b, const struct er_sink *sink, c
 	if (decompress(img->comp, in, in_len, out, k * ER_PAGE_SIZE, &out_len) != 0 || out_len != k * ER_PAGE_SIZE)
 		return NOT_DIRECT;
 	if (crc)
-		*crc = er_crc32_le(*crc, out, out_len);
+		crc_add(crc, out, out_len, true);   /* the frames keep what was written */
 	if (sink->commit(sink->ctx, idx, k, err))
 		return err ? (err->reason = ER_R_SINK) : ER_R_SINK;
 	b->cursor = idx + k;
@@ -432,7 +446,7 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 	struct window w = { img, src, buf->io, buf->io_pages, 0, 0 };
 	struct body b = { img, sink, buf->pfns, 0, img->nr_meta_pages + img->image_pages, 0, 0, 0, false };
 	bool crc = (img->flags & ER_SF_CRC32_MODE) != 0;
-	uint32_t c = 0;
+	struct crc_state cs = { 0, buf->crc };
 	uint64_t s = 1;     /* stream page 0 is the header page */
 	const uint8_t *p;
 	enum er_reason r;
@@ -449,7 +463,7 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 			if (r)
 				return r;
 			if (crc)
-				c = er_crc32_le(c, p, ER_PAGE_SIZE);
+				crc_add(&cs, p, ER_PAGE_SIZE, false);
 			r = body_page(&b, p, err);
 			if (r)
 				return r;
@@ -474,7 +488,7 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 			if (r)
 				return r;
 			size_t out_len = 0;
-			r = direct_chunk(&b, sink, p + img->word, (size_t)cmp_len, crc ? &c : NULL, err);
+			r = direct_chunk(&b, sink, p + img->word, (size_t)cmp_len, crc ? &cs : NULL, err);
 			if (r == ER_OK) {
 				img->chunks++;
 				img->stored_bytes += cmp_len;
@@ -495,7 +509,7 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 				FAIL(err, ER_R_COUNTS, "chunk %llu holds %llu pages, only %llu remain", (unsigned long long)img->chunks,
 				     (unsigned long long)(unc_len / ER_PAGE_SIZE), (unsigned long long)(b.total - b.done));
 			if (crc)
-				c = er_crc32_le(c, buf->unc, unc_len);
+				crc_add(&cs, buf->unc, unc_len, false);
 			for (uint64_t off = 0; off < unc_len; off += ER_PAGE_SIZE) {
 				r = body_page(&b, buf->unc + off, err);
 				if (r)
@@ -506,6 +520,9 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 			s += stored;
 		}
 	}
+	uint32_t c = cs.c;
+	if (crc && cs.eng)
+		c = cs.eng->finish(cs.eng->ctx);
 	img->crc_body = c;
 	if (crc) {
 		img->crc_checked = true;

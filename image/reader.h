@@ -139,6 +139,8 @@ struct er_sink {
 	int (*commit)(void *ctx, uint64_t idx, uint64_t k, struct er_error *err);
 };
 
+struct er_crc_engine;
+
 /* Buffers for er_image_stream (all caller-owned, no allocation inside):
  *   io:   io_pages pages of read buffer, io_pages >= 2 * ER_CHUNK_STORED_PAGES_MAX;
  *         bigger means larger reads
@@ -149,6 +151,19 @@ struct er_stream_buffers {
 	uint64_t io_pages;
 	uint8_t *unc;
 	uint64_t *pfns;
+	const struct er_crc_engine *crc;   /* optional: who computes the CRC32 (NULL: inline) */
+};
+
+/* An optional CRC engine (the loader runs one on another CPU). The body's CRC is
+ * handed over piece by piece, in stream order. */
+struct er_crc_engine {
+	void *ctx;
+	/* The next n bytes of the body at p. stable: they stay unchanged until finish()
+	 * (they may be checksummed later, elsewhere); otherwise they must be consumed
+	 * before submit() returns. */
+	void (*submit)(void *ctx, const uint8_t *p, size_t n, bool stable);
+	/* crc32_le(0, all pieces in order), once every piece is done. */
+	uint32_t (*finish)(void *ctx);
 };
 
 enum er_reason er_image_stream(struct er_image *img, const struct er_source *src,

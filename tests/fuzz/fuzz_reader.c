@@ -166,7 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *io = malloc(io_pages * ER_PAGE_SIZE);
 	uint8_t *unc = malloc(ER_CHUNK_BYTES);
 	uint64_t *pfns = malloc((img.pfn_cap ? img.pfn_cap : 1) * sizeof(uint64_t));
-	struct er_stream_buffers b = { io, io_pages, unc, pfns };
+	struct er_stream_buffers b = { io, io_pages, unc, pfns, NULL };
 	struct sink s = { .img = &img, .pfn_buf_len = img.pfn_cap };
 	struct er_sink sink = { .ctx = &s, .plan = s_plan, .page = s_page };
 	if (size & 1) {

@@ -136,6 +136,31 @@ static void test_chaining(void **state)
 	free(buf);
 }
 
+/* crc_le(0, A||B||...) from pieces computed apart: the loader's parallel CRC */
+static void test_combine(void **state)
+{
+	(void)state;
+	static uint8_t buf[300000];
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(rand() >> 7);
+	for (int round = 0; round < 200; round++) {
+		size_t n = (size_t)rand() % sizeof(buf), off = 0;
+		uint32_t whole = er_crc32_le(0, buf, n), joined = 0;
+		while (off < n) {
+			size_t len = 1 + (size_t)rand() % (round % 2 ? 131072 : 5000);
+			if (len > n - off)
+				len = n - off;
+			joined = er_crc32_le_combine(joined, er_crc32_le(0, buf + off, len), len);
+			off += len;
+		}
+		assert_int_equal(joined, whole);
+	}
+	assert_int_equal(er_crc32_le_combine(0x12345678u, 0, 0), 0x12345678u);
+	/* against zlib too: ~zlib(A||B) with the same pieces */
+	uint32_t a = er_crc32_le(0, buf, 1000), b = er_crc32_le(0, buf + 1000, 7777);
+	assert_int_equal(er_crc32_le_combine(a, b, 7777), ~(uint32_t)crc32(0xffffffffu, buf, 8777));
+}
+
 static void test_page_sized(void **state)
 {
 	(void)state;
@@ -161,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_vs_zlib_random),
 		cmocka_unit_test(test_chaining),
 		cmocka_unit_test(test_page_sized),
+		cmocka_unit_test(test_combine),
 	};
 	return cmocka_run_group_tests_name("crc32", tests, NULL, NULL);
 }
