@@ -24,7 +24,7 @@ writer=${SEEDS_WRITER:-$BUILD/seeds-writer-$arch.efi}
 efiresume=${SEEDS_EFIRESUME:-$BUILD/efiresume-$arch.efi}
 check=$BUILD/seeds-check
 boot=$(efi_boot_name "$arch")
-[ -f "$writer" ] || die "$writer missing (make, or tests/seeds/build.sh)"
+[ -f "$writer" ] || die "$writer missing (make)"
 
 make_disk "$d/disk.img" 64
 mkswap_disk "$d/disk.img" "$SWAP_PARTUUID"
