@@ -20,7 +20,7 @@ static BOOLEAN read_hibloc(struct er_hibloc *h)
 			 h->offset);
 	} else {
 		char u[37];
-		er_guid_format(h->uuid, u);   /* only for display: byte order as stored */
+		er_uuid_format(h->uuid, u);
 		log_info(L"HibernateLocation: swap UUID %a, kernel %a\n", u, h->kernel[0] ? h->kernel : "?");
 		ok = TRUE;
 	}

@@ -170,3 +170,16 @@ void er_swap_uuid(const uint8_t *page0, uint8_t out[16])
 {
 	er_memcpy(out, page0 + 1036, 16);
 }
+
+void er_uuid_format(const uint8_t u[16], char out[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (size_t b = 0; b < 16; b++) {
+		if (b == 4 || b == 6 || b == 8 || b == 10)
+			out[o++] = '-';
+		out[o++] = hex[u[b] >> 4];
+		out[o++] = hex[u[b] & 15];
+	}
+	out[o] = 0;
+}

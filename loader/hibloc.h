@@ -19,4 +19,7 @@ bool er_hibloc_parse(const char *buf, size_t len, struct er_hibloc *out);
 /* The swap UUID from page 0 of a swap device (bytes 1036..1051). */
 void er_swap_uuid(const uint8_t *page0, uint8_t out[16]);
 
+/* 16 bytes in text order (as libuuid prints them) -> 36 characters + NUL. */
+void er_uuid_format(const uint8_t u[16], char out[37]);
+
 #endif

@@ -47,6 +47,15 @@ expect "$log" '^EFIRESUME-TEST: efivars-write=yes' "EFI variable written" || ok=
 expect "$log" '^EFIRESUME-TEST: disk-read=yes' "disk readable" || ok=1
 expect "$log" '^EFIRESUME-TEST: checks-done' "checks done" || ok=1
 expect_not "$log" 'Kernel panic|BUG:|Oops|hibernate failed' "no kernel error" || ok=1
+# systemd's HibernateLocation, when boot 1 left one (efiresume_hibloc)
+loc=$(sed -n 's/^EFIRESUME-TEST: hibernate-location=//p' "$fx/serial.log.txt")
+if [[ " $(fixture_fact "$fx" args) " == *" efiresume_hibloc "* ]] && [ -z "$loc" ]; then
+	echo "  MISSING: boot 1 did not write HibernateLocation"; ok=1
+fi
+if [ -n "$loc" ]; then
+	expect "$log" "efiresume: HibernateLocation: swap UUID $loc, kernel $(fixture_fact "$fx" uname | cut -d' ' -f1)" "HibernateLocation read" || ok=1
+	expect "$log" "efiresume: swap PARTUUID=$SWAP_PARTUUID: hibernation image signature found \(HibernateLocation\)" "the swap it names chosen" || ok=1
+fi
 sig=$(swap_sig "$d/disk.img")
 [ "$sig" = SWAPSPACE2 ] && echo "  ok: swap signature is $sig" || { echo "  WRONG swap signature $sig"; ok=1; }
 

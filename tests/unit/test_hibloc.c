@@ -24,6 +24,9 @@ static void test_systemd_example(void **state)
 	assert_memory_equal(h.uuid, want_uuid, 16);
 	assert_int_equal(h.offset, 0);
 	assert_string_equal(h.kernel, "6.1.0-57-cloud-amd64");
+	char u[37];
+	er_uuid_format(h.uuid, u);
+	assert_string_equal(u, "5b3a0c9e-1122-4344-8566-778899aabbcc");
 }
 
 static void test_swapfile_offset_and_spacing(void **state)

@@ -7,6 +7,7 @@
 # Command-line switches (all optional):
 #   efiresume_mb=N        size of the random file on /tmp in MiB (default 48)
 #   efiresume_keepswap    do not mkswap /dev/vda2 (it already holds a swap header)
+#   efiresume_hibloc      write systemd's HibernateLocation EFI variable first
 #   efiresume_probe       only report that this kernel booted, then power off
 #                         (the normal boot program of the refusal tests)
 #   efiresume_kresume     test only: ask THIS kernel to resume the image in
@@ -53,6 +54,25 @@ say "md5=$md5"
 	done
 ) &
 sleep 0.5
+
+# efiresume_hibloc: leave systemd's HibernateLocation variable naming this swap area
+# (systemd-hibernate does so before hibernating): {"uuid":...,"offset":0,...}
+if grep -q '\<efiresume_hibloc\>' /proc/cmdline; then
+	ev=/sys/firmware/efi/efivars
+	grep -q ' efivarfs ' /proc/filesystems || insmod /lib/modules/efivarfs.ko 2>/dev/null
+	grep -q " $ev " /proc/mounts || mount -t efivarfs none $ev
+	# the swap UUID as mkswap stored it (offset 1036), in text order
+	u=$(dd if=/dev/vda2 bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n')
+	uuid=$(echo "$u" | sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)\(.\{12\}\)$/\1-\2-\3-\4-\5/')
+	json="{\"uuid\":\"$uuid\",\"offset\":0,\"kernelVersion\":\"$(uname -r)\",\"osReleaseId\":\"debian\"}"
+	# 4 bytes of attributes (NV|BS|RT) then the data, in ONE write(2) (efivarfs rule)
+	{ printf '\007\000\000\000'; printf '%s' "$json"; } > /tmp/hibloc.in
+	if { dd if=/tmp/hibloc.in bs=4096 2>/dev/null >&3; } 3> $ev/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67; then
+		say "hibernate-location=$uuid"
+	else
+		say "hibernate-location write failed"
+	fi
+fi
 
 say "hibernating"
 echo shutdown > /sys/power/disk
