@@ -103,10 +103,14 @@ const UINT8 *er_plan_content(const struct er_plan *p, UINT64 pfn)
 	return NULL;
 }
 
-static int refuse(struct er_error *err, enum er_reason r, const char *fmt, UINT64 a, UINT64 b)
+static int refuse(struct er_error *err, enum er_reason r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(struct er_error *err, enum er_reason r, const char *fmt, ...)
 {
+	va_list ap;
 	err->reason = r;
-	er_snprintf(err->detail, sizeof(err->detail), fmt, (unsigned long long)a, (unsigned long long)b);
+	va_start(ap, fmt);
+	er_vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -135,15 +139,15 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 	p->pfns = pfns;
 	p->npfns = n;
 	if (EFI_ERROR(er_alloc_zero(n + 1, (void **)&p->direct)))
-		return refuse(err, ER_R_NOMEM, "no memory for a plan of %llu pages%llu", n, 0) , -1;
+		return refuse(err, ER_R_NOMEM, "no memory for a plan of %llu pages", (unsigned long long)n);
 	if (EFI_ERROR(er_memmap_get(&m)) || EFI_ERROR(er_alloc(m.count * sizeof(UINTN) + 1, (void **)&idx))) {
-		refuse(err, ER_R_NOMEM, "cannot read the memory map (%llu/%llu)", 0, 0);
+		refuse(err, ER_R_NOMEM, "cannot read the memory map");
 		goto out;
 	}
 	/* the ia32 loader runs without paging: it reaches only the low 4 GiB */
 	if (sizeof(UINTN) < 8 && n && (pfns[n - 1] & ~ER_PFN_ZERO) >= (1ull << 20)) {
-		refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx is above 4 GiB, which the ia32 loader cannot reach (%llu)",
-		       pfns[n - 1] & ~ER_PFN_ZERO, 0);
+		refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx is above 4 GiB, which the ia32 loader cannot reach",
+		       (unsigned long long)(pfns[n - 1] & ~ER_PFN_ZERO));
 		goto out;
 	}
 	sort_map(&m, idx);
@@ -167,11 +171,12 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 		}
 		if (di >= m.count || d->PhysicalStart / PAGE > pfn) {
 			refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx is in no memory of this machine (RAM ends at 0x%llx)",
-			       pfn, p->ram_top);
+			       (unsigned long long)pfn, (unsigned long long)p->ram_top);
 			goto out;
 		}
 		if (!is_ram(d->Type)) {
-			refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx lies in firmware memory of EFI type %llu", pfn, d->Type);
+			refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx lies in firmware memory of EFI type %u", (unsigned long long)pfn,
+			       (unsigned)d->Type);
 			goto out;
 		}
 		UINT64 dend = d->PhysicalStart / PAGE + d->NumberOfPages, run = 1;
@@ -247,7 +252,8 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 	ret = 0;
 	goto out;
 nomem:
-	refuse(err, ER_R_NOMEM, "cannot reserve frames for %llu bounced pages (%llu direct)", p->n_bounce, p->n_direct);
+	refuse(err, ER_R_NOMEM, "cannot reserve frames for %llu bounced pages (%llu direct)",
+	       (unsigned long long)p->n_bounce, (unsigned long long)p->n_direct);
 out:
 	er_free(idx);
 	er_memmap_free(&m);
@@ -260,12 +266,14 @@ static int page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *e
 	while (p->cursor < p->npfns && (p->pfns[p->cursor] & ER_PFN_ZERO))
 		p->cursor++;
 	if (p->cursor >= p->npfns || p->pfns[p->cursor] != pfn)
-		return refuse(err, ER_R_COUNTS, "data page for PFN 0x%llx out of order (index %llu)", pfn, p->cursor);
+		return refuse(err, ER_R_COUNTS, "data page for PFN 0x%llx out of order (index %llu)",
+			      (unsigned long long)pfn, (unsigned long long)p->cursor);
 	if (p->direct[p->cursor]) {
 		er_memcpy((void *)(UINTN)(pfn * PAGE), data, PAGE);
 	} else {
 		if (p->bframe_idx >= p->nbframes || p->list_n >= p->list_cap)
-			return refuse(err, ER_R_COUNTS, "more bounced pages than planned (PFN 0x%llx, %llu)", pfn, p->list_n);
+			return refuse(err, ER_R_COUNTS, "more bounced pages than planned (PFN 0x%llx, %llu)",
+				      (unsigned long long)pfn, (unsigned long long)p->list_n);
 		UINT64 frame = p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE;
 		if (++p->bframe_off == p->bframes[p->bframe_idx].pages) {
 			p->bframe_idx++;
