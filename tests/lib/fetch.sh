@@ -7,6 +7,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 pkg=$1; suite=${2:-}
+# one fetch at a time: tests run in parallel and may want the same package
+exec 9> "$CACHE/.fetch.lock"
+flock 9
 aptopts=()
 if [ "$suite" = backports ]; then
 	bp=$CACHE/apt-backports
@@ -35,8 +38,9 @@ if [ ! -f "$dest/.done" ]; then
 	mkdir -p "$CACHE/debs"
 	( cd "$CACHE/debs" && apt-get "${aptopts[@]}" download -q "$real" >&2 )
 	deb=$(ls -t "$CACHE"/debs/"${real%%:*}"_*.deb | head -1)
-	rm -rf "$dest"; mkdir -p "$dest"
-	dpkg -x "$deb" "$dest"
-	touch "$dest/.done"
+	rm -rf "$dest" "$dest.tmp"; mkdir -p "$dest.tmp"
+	dpkg -x "$deb" "$dest.tmp"
+	touch "$dest.tmp/.done"
+	mv "$dest.tmp" "$dest"
 fi
 echo "$dest"
