@@ -9,23 +9,23 @@
 #include <string.h>
 
 
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
-static uint64_t rng(void)
+static __attribute__((unused)) uint64_t rng_state;
+static inline void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
+static inline uint64_t rng(void)
 {
 	uint64_t x = rng_state;
 	x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
 	rng_state = x;
 	return x * 0x2545F4914F6CDD1Dull;
 }
-static size_t rng_below(size_t n) { return n ? (size_t)(rng() % n) : 0; }
+static inline size_t rng_below(size_t n) { return n ? (size_t)(rng() % n) : 0; }
 
 enum kind { K_RANDOM, K_ZERO, K_TEXT, K_REPEAT, K_FAR_REPEAT, K_PERIODIC, K_CODE, K_MIXED, K_COUNT };
-static const char *const kind_name[K_COUNT] = {
+static __attribute__((unused)) const char *const kind_name[K_COUNT] = {
 	"random", "zero", "text", "repeat", "far-repeat", "periodic", "code", "mixed",
 };
 
-static void fill_text(uint8_t *p, size_t n)
+static inline void fill_text(uint8_t *p, size_t n)
 {
 	static const char *const words[] = {
 		"the", "kernel", "resume", "image", "page", "swap", "of", "and", "to", "a",
@@ -42,7 +42,7 @@ static void fill_text(uint8_t *p, size_t n)
 	}
 }
 
-static void fill_code(uint8_t *p, size_t n)
+static inline void fill_code(uint8_t *p, size_t n)
 {
 	static const uint8_t ops[] = { 0x48, 0x89, 0x8b, 0xe8, 0xc3, 0x0f, 0x85, 0x74, 0x31, 0xff, 0x55, 0x5d };
 	size_t i = 0;
@@ -56,9 +56,9 @@ static void fill_code(uint8_t *p, size_t n)
 	}
 }
 
-static void fill_kind(uint8_t *p, size_t n, enum kind k);
+static inline void fill_kind(uint8_t *p, size_t n, enum kind k);
 
-static void fill_page_like(uint8_t *p, size_t n)
+static inline void fill_page_like(uint8_t *p, size_t n)
 {
 	for (size_t off = 0; off < n; off += 4096) {
 		size_t len = ER_MIN((size_t)4096, n - off);
@@ -67,7 +67,7 @@ static void fill_page_like(uint8_t *p, size_t n)
 	}
 }
 
-static void fill_kind(uint8_t *p, size_t n, enum kind k)
+static inline void fill_kind(uint8_t *p, size_t n, enum kind k)
 {
 	size_t i;
 	switch (k) {
@@ -124,13 +124,13 @@ static void fill_kind(uint8_t *p, size_t n, enum kind k)
 	}
 }
 
-static const size_t sizes[] = {
+static __attribute__((unused)) const size_t sizes[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 31, 32, 33,
 	63, 64, 65, 100, 127, 128, 255, 256, 257, 271, 1000, 1023, 4095, 4096, 4097, 8191,
 	10000, 16383, 16384, 16385, 32768, 40001, 65535, 65536, 65537, 100000, 131071, 4096 * 32,
 };
 
-static uint8_t *xmalloc(size_t n)
+static inline uint8_t *xmalloc(size_t n)
 {
 	uint8_t *p = malloc(n ? n : 1);
 	assert_non_null(p);
@@ -138,7 +138,7 @@ static uint8_t *xmalloc(size_t n)
 }
 
 /* Exactly-sized heap copy, so that ASan flags any read past the end. */
-static uint8_t *dup_exact(const uint8_t *p, size_t n)
+static inline uint8_t *dup_exact(const uint8_t *p, size_t n)
 {
 	uint8_t *q = malloc(n ? n : 1);
 	assert_non_null(q);

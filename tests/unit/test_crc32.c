@@ -13,16 +13,7 @@
 
 #include "image/crc32.h"
 
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
-static uint64_t rng(void)
-{
-	uint64_t x = rng_state;
-	x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-static size_t rng_below(size_t n) { return n ? (size_t)(rng() % n) : 0; }
+#include "codec_data.h"   /* the seeded generator */
 
 /* Bit-at-a-time crc32_le, exactly as the kernel's lib/crc32.c CRC_LE_BITS == 1. */
 static uint32_t ref_crc32_le(uint32_t crc, const uint8_t *p, size_t len)
