@@ -69,42 +69,28 @@ static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, 
 {
 	bool is64 = er_le64(h + 24) == ER_RESTORE_MAGIC_64;
 	bool is32 = er_le32(h + 12) == ER_RESTORE_MAGIC_32;
-	const uint8_t *info;
 
 	if (is64 == is32)
 		FAIL(err, ER_R_MAGIC, "magic at offset 24 is 0x%llx (x86_64 wants 0x%llx), at 12 is 0x%x (i386 wants 0x%x)",
 		     (unsigned long long)er_le64(h + 24), (unsigned long long)ER_RESTORE_MAGIC_64,
 		     er_le32(h + 12), ER_RESTORE_MAGIC_32);
-	if (is64) {
-		img->arch = ER_ARCH_X86_64;
-		img->word = 8;
-		img->jump_address = er_le64(h + 0);
-		img->jump_address_phys = er_le64(h + 8);
-		img->cr3 = er_le64(h + 16);
-		img->magic = er_le64(h + 24);
-		img->e820_checksum = er_le64(h + 32);
-		info = h + 392;
-		img->version_code = er_le32(info);
-		img->num_physpages = er_le64(h + 400);
-		img->cpus = er_le32(h + 408);
-		img->image_pages = er_le64(h + 416);
-		img->pages = er_le64(h + 424);
-		img->size = er_le64(h + 432);
-	} else {
-		img->arch = ER_ARCH_I386;
-		img->word = 4;
-		img->jump_address = er_le32(h + 0);
-		img->jump_address_phys = er_le32(h + 4);
-		img->cr3 = er_le32(h + 8);
-		img->magic = er_le32(h + 12);
-		img->e820_checksum = er_le32(h + 16);
-		img->version_code = er_le32(h + 392);
-		img->num_physpages = er_le32(h + 396);
-		img->cpus = er_le32(h + 400);
-		img->image_pages = er_le32(h + 404);
-		img->pages = er_le32(h + 408);
-		img->size = er_le32(h + 412);
-	}
+	/* restore_data_record: five longs from offset 0; swsusp_info after uts (390 bytes,
+	 * overwritten by that record on x86): version_code at 392, then num_physpages,
+	 * cpus, image_pages, pages, size, each one long apart */
+	unsigned w = is64 ? 8 : 4;
+	img->arch = is64 ? ER_ARCH_X86_64 : ER_ARCH_I386;
+	img->word = w;
+	img->jump_address = er_get_word(h + 0 * w, w);
+	img->jump_address_phys = er_get_word(h + 1 * w, w);
+	img->cr3 = er_get_word(h + 2 * w, w);
+	img->magic = er_get_word(h + 3 * w, w);
+	img->e820_checksum = er_get_word(h + 4 * w, w);
+	img->version_code = er_le32(h + 392);
+	img->num_physpages = er_get_word(h + 392 + 1 * w, w);
+	img->cpus = er_le32(h + 392 + 2 * w);
+	img->image_pages = er_get_word(h + 392 + 3 * w, w);
+	img->pages = er_get_word(h + 392 + 4 * w, w);
+	img->size = er_get_word(h + 392 + 5 * w, w);
 
 	/* pages = image_pages + nr_meta_pages + 1, nr_meta_pages holding every PFN
 	 * (zero pages included, 6.6+), so nr_meta_pages >= ceil(image_pages * word / 4096). */
