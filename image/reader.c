@@ -133,18 +133,21 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 	}
 	if (src->pages < 3)
 		FAIL(err, ER_R_NO_SIGNATURE, "the device has only %llu pages", (unsigned long long)src->pages);
-	r = er_source_read(src, 0, 1, page, err);
+	if (src->header_page >= src->pages)
+		FAIL(err, ER_R_NO_SIGNATURE, "swap header at page %llu, beyond the device (%llu pages)",
+		     (unsigned long long)src->header_page, (unsigned long long)src->pages);
+	r = er_source_read(src, src->header_page, 1, page, err);
 	if (r)
 		return r;
 	switch (er_swap_classify(page)) {
 	case ER_SWAP_IMAGE:
 		break;
 	case ER_SWAP_IMAGE_2004:
-		FAIL(err, ER_R_NO_SIGNATURE, "page 0 carries S1SUSPFW1: an image in the 2004 format (image/swsusp2004.h)");
+		FAIL(err, ER_R_NO_SIGNATURE, "the swap header carries S1SUSPFW1: an image in the 2004 format (image/swsusp2004.h)");
 	case ER_SWAP_PLAIN:
-		FAIL(err, ER_R_NO_SIGNATURE, "page 0 ends in \"SWAPSPACE2\": swap without an image");
+		FAIL(err, ER_R_NO_SIGNATURE, "the swap header ends in \"SWAPSPACE2\": swap without an image");
 	default:
-		FAIL(err, ER_R_NO_SIGNATURE, "page 0 has no swap signature");
+		FAIL(err, ER_R_NO_SIGNATURE, "the swap header page has no swap signature");
 	}
 
 	img->hw_sig = er_le32(page + ER_HDR_HW_SIG);
@@ -167,7 +170,7 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 	if (er_memcmp(page + ER_HDR_ORIG_SIG, "SWAPSPACE2", 10) != 0 &&
 	    er_memcmp(page + ER_HDR_ORIG_SIG, "SWAP-SPACE", 10) != 0)
 		FAIL(err, ER_R_HEADER, "orig_sig \"%s\" is not a swap signature", img->orig_sig);
-	if (img->first_map == 0 || img->first_map >= src->pages)
+	if (img->first_map == 0 || img->first_map == src->header_page || img->first_map >= src->pages)
 		FAIL(err, ER_R_MAP, "first map page %llu outside the partition (%llu pages)",
 		     (unsigned long long)img->first_map, (unsigned long long)src->pages);
 
@@ -175,7 +178,8 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 	if (r)
 		return r;
 	img->header_swap_page = er_le64(page);
-	if (img->header_swap_page == 0 || img->header_swap_page >= src->pages)
+	if (img->header_swap_page == 0 || img->header_swap_page == src->header_page ||
+	    img->header_swap_page >= src->pages)
 		FAIL(err, ER_R_MAP, "header page %llu outside the partition", (unsigned long long)img->header_swap_page);
 	r = er_source_read(src, img->header_swap_page, 1, page, err);
 	if (r)

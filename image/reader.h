@@ -76,11 +76,16 @@ struct er_error {
 	char detail[160];
 };
 
-/* Block source: the swap device in 4 KiB pages. read() returns 0 on success. */
+/* Block source: the swap device in 4 KiB pages. read() returns 0 on success.
+ * header_page: where swsusp_header lives — 0 on a swap partition; for a swap file,
+ * the page of the file's first block within the partition (the kernel's
+ * resume_offset). Every other page number in the image (map entries) is already a
+ * page of the partition, whichever kind of swap wrote it. */
 struct er_source {
 	void *ctx;
 	uint64_t pages;
 	int (*read)(void *ctx, uint64_t page, uint64_t count, void *buf);
+	uint64_t header_page;
 };
 
 struct er_image {
@@ -115,7 +120,7 @@ struct er_image {
 enum er_reason er_source_read(const struct er_source *src, uint64_t page, uint64_t n, void *buf,
 			      struct er_error *err);
 
-/* Page 0 and the header page. page_buf: one 4096-byte scratch page. */
+/* The swap header page (src->header_page) and the image's header page. page_buf: one 4096-byte scratch page. */
 enum er_reason er_image_open(struct er_image *img, const struct er_source *src, uint8_t *page_buf,
 			     struct er_error *err);
 

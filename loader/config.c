@@ -83,17 +83,18 @@ static bool parse_bool(const char *v, size_t n, bool *out)
 	return false;
 }
 
-static bool parse_uint(const char *v, size_t n, uint32_t max, uint32_t *out)
+static bool parse_uint(const char *v, size_t n, uint64_t max, uint64_t *out)
 {
-	uint32_t x = 0;
+	uint64_t x = 0;
 	if (n == 0)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] < '0' || v[i] > '9')
 			return false;
-		x = x * 10 + (uint32_t)(v[i] - '0');
-		if (x > max)
+		uint64_t d = (uint64_t)(v[i] - '0');
+		if (x > (max - d) / 10)
 			return false;
+		x = x * 10 + d;
 	}
 	*out = x;
 	return true;
@@ -151,10 +152,10 @@ static const char *set_resume(struct er_config *c, const char *v, size_t n)
 static const char *apply(struct er_config *c, const char *k, size_t kn, const char *v, size_t vn)
 {
 	if (word_is(k, kn, "timeout")) {
-		uint32_t t;
+		uint64_t t;
 		if (!parse_uint(v, vn, ER_CONF_TIMEOUT_MAX, &t))
 			return "expects seconds from 0 to 3600";
-		c->timeout = t;
+		c->timeout = (uint32_t)t;
 		return NULL;
 	}
 	if (word_is(k, kn, "fallback"))
@@ -167,6 +168,13 @@ static const char *apply(struct er_config *c, const char *k, size_t kn, const ch
 	}
 	if (word_is(k, kn, "resume"))
 		return set_resume(c, v, vn);
+	if (word_is(k, kn, "resume-offset")) {
+		uint64_t o;
+		if (!parse_uint(v, vn, ER_CONF_RESUME_OFFSET_MAX, &o) || o == 0)
+			return "expects the swap file's first page in the partition (as resume_offset=), from 1";
+		c->resume_offset = o;
+		return NULL;
+	}
 	if (word_is(k, kn, "dry-run")) {
 		bool b;
 		if (!parse_bool(v, vn, &b))

@@ -10,6 +10,7 @@
 #define ER_CONF_OPTIONS_MAX 1024    /* bytes of the options string, NUL included */
 #define ER_CONF_TIMEOUT_MAX 3600u
 #define ER_CONF_TIMEOUT_DEFAULT 3u
+#define ER_CONF_RESUME_OFFSET_MAX (1ull << 52)   /* pages: 16 EiB partitions */
 
 struct er_config {
 	uint32_t timeout;                   /* seconds a prompt may wait, 0 = never wait */
@@ -17,6 +18,9 @@ struct er_config {
 	char options[ER_CONF_OPTIONS_MAX];  /* load options for the fallback (UTF-8 here) */
 	bool have_resume;                   /* resume PARTUUID=... given */
 	uint8_t resume_partuuid[16];        /* GUID, EFI byte order (as in a GPT entry) */
+	uint64_t resume_offset;             /* resume-offset N: a swap file whose header is at
+					     * page N of that partition (the kernel's
+					     * resume_offset); 0 = a swap partition */
 	bool dry_run;                       /* verify and plan, never commit */
 };
 

@@ -171,6 +171,26 @@ void er_swap_uuid(const uint8_t *page0, uint8_t out[16])
 	er_memcpy(out, page0 + 1036, 16);
 }
 
+const char *er_fs_uuid(const uint8_t *p, size_t n, uint8_t out[16])
+{
+	/* ext2/3/4: superblock at 1024, s_magic 0xEF53 at +0x38, s_uuid at +0x68 */
+	if (n >= 2048 && er_le16(p + 1024 + 0x38) == 0xEF53) {
+		er_memcpy(out, p + 1024 + 0x68, 16);
+		return "ext4";
+	}
+	/* XFS: superblock at 0, "XFSB", sb_uuid at 32 */
+	if (n >= 512 && er_memcmp(p, "XFSB", 4) == 0) {
+		er_memcpy(out, p + 32, 16);
+		return "xfs";
+	}
+	/* Btrfs: superblock at 64 KiB, fsid at +0x20, magic "_BHRfS_M" at +0x40 */
+	if (n >= ER_FS_UUID_BYTES && er_memcmp(p + 65536 + 0x40, "_BHRfS_M", 8) == 0) {
+		er_memcpy(out, p + 65536 + 0x20, 16);
+		return "btrfs";
+	}
+	return NULL;
+}
+
 void er_uuid_format(const uint8_t u[16], char out[37])
 {
 	static const char hex[] = "0123456789abcdef";

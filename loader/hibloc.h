@@ -19,6 +19,14 @@ bool er_hibloc_parse(const char *buf, size_t len, struct er_hibloc *out);
 /* The swap UUID from page 0 of a swap device (bytes 1036..1051). */
 void er_swap_uuid(const uint8_t *page0, uint8_t out[16]);
 
+/* The UUID of the filesystem a swap file lives in, as blkid reports it (and systemd
+ * writes into HibernateLocation): ext2/3/4, XFS or Btrfs, recognised by their magic.
+ * p holds the partition's first n bytes; n >= ER_FS_UUID_BYTES covers all three
+ * (Btrfs keeps its superblock at 64 KiB), a shorter n only the others. Returns the
+ * filesystem's name, or NULL when none is recognised. */
+#define ER_FS_UUID_BYTES (65536 + 4096)
+const char *er_fs_uuid(const uint8_t *p, size_t n, uint8_t out[16]);
+
 /* 16 bytes in text order (as libuuid prints them) -> 36 characters + NUL. */
 void er_uuid_format(const uint8_t u[16], char out[37]);
 

@@ -10,6 +10,7 @@
 struct er_swapdev {
 	struct er_blockdev *dev;
 	enum er_swap_kind kind;
+	UINT64 header_page;     /* the swap header: page 0, or a swap file's resume_offset */
 };
 
 /* loader/find.c: reports every swap device on the console (one line each) and

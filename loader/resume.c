@@ -93,15 +93,16 @@ static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const 
 /* Point of no return, part 1: put orig_sig back over the signature (as the kernel's
  * own resume does first thing), so that the image can never be resumed twice. Page 0
  * must be byte for byte what it was when the image was opened. */
-static EFI_STATUS invalidate_signature(const struct er_blockdev *dev, const UINT8 *page0, UINT8 *page)
+static EFI_STATUS invalidate_signature(const struct er_swapdev *sd, const UINT8 *page0, UINT8 *page)
 {
-	EFI_STATUS err = er_blockdev_read(dev, 0, page, ER_PAGE_SIZE);
+	UINT64 at = sd->header_page * ER_PAGE_SIZE;
+	EFI_STATUS err = er_blockdev_read(sd->dev, at, page, ER_PAGE_SIZE);
 	if (EFI_ERROR(err))
 		return err;
 	if (er_memcmp(page, page0, ER_PAGE_SIZE) != 0)
-		return log_error_status(EFI_ABORTED, L"%a: page 0 changed while loading", dev->id);
+		return log_error_status(EFI_ABORTED, L"%a: the swap header changed while loading", sd->dev->id);
 	er_memcpy(page + ER_HDR_SIG, page + ER_HDR_ORIG_SIG, ER_SIG_LEN);
-	return er_blockdev_write(dev, 0, page, ER_PAGE_SIZE);
+	return er_blockdev_write(sd->dev, at, page, ER_PAGE_SIZE);
 }
 
 EFI_STATUS er_discard(const struct er_swapdev *sd)
@@ -110,7 +111,7 @@ EFI_STATUS er_discard(const struct er_swapdev *sd)
 	EFI_STATUS err = er_alloc_pages(1, (void **)&page);
 	if (EFI_ERROR(err))
 		return err;
-	err = er_blockdev_read(sd->dev, 0, page, ER_PAGE_SIZE);
+	err = er_blockdev_read(sd->dev, sd->header_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE);
 	enum er_swap_kind kind = er_swap_classify(page);
 	if (!EFI_ERROR(err) && ((kind != ER_SWAP_IMAGE && kind != ER_SWAP_IMAGE_2004) ||
 				(er_memcmp(page + ER_HDR_ORIG_SIG, "SWAPSPACE2", 10) != 0 &&
@@ -118,7 +119,7 @@ EFI_STATUS er_discard(const struct er_swapdev *sd)
 		err = log_error_status(EFI_VOLUME_CORRUPTED, L"%a: no image with a valid orig_sig to discard", sd->dev->id);
 	if (!EFI_ERROR(err)) {
 		er_memcpy(page + ER_HDR_SIG, page + ER_HDR_ORIG_SIG, ER_SIG_LEN);
-		err = er_blockdev_write(sd->dev, 0, page, ER_PAGE_SIZE);
+		err = er_blockdev_write(sd->dev, sd->header_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE);
 	}
 	if (!EFI_ERROR(err))
 		log_info(L"%a: image discarded: swap signature restored\n", sd->dev->id);
@@ -323,7 +324,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 {
 	const struct er_blockdev *dev = sd->dev;
 	struct source_ctx sc = { dev, 0, 0, 0 };
-	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read };
+	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read, sd->header_page };
 	struct loaded l = { 0 };
 	struct er_memmap m = { 0 };
 	UINT8 *page = NULL, *page0 = NULL;
@@ -336,10 +337,12 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		er_free_pages(page, 1);
 		return EFI_OUT_OF_RESOURCES;
 	}
-	err = er_blockdev_read(dev, 0, page0, ER_PAGE_SIZE);
+	err = er_blockdev_read(dev, sd->header_page * ER_PAGE_SIZE, page0, ER_PAGE_SIZE);
 	if (EFI_ERROR(err))
 		goto out;
-	if (er_sw04_signature(page0))
+	if (er_sw04_signature(page0) && sd->header_page != 0)
+		err = refuse(dev, ER_R_OTHER, "a 2004-format image in a swap file");
+	else if (er_sw04_signature(page0))
 		err = load_sw04(dev, &src, &sc, page, &l, t_start);
 	else
 		err = load_modern(dev, &src, &sc, page, &l, t_start);
@@ -375,7 +378,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	 * allocated first: nothing may allocate between the signature write and it. */
 	err = er_memmap_get(&m);
 	if (!EFI_ERROR(err))
-		err = invalidate_signature(dev, page0, page);
+		err = invalidate_signature(sd, page0, page);
 	if (EFI_ERROR(err)) {
 		er_plan_undo(&l.plan);
 		log_error_status(err, L"%a: could not reset the swap signature; not resuming", dev->id);

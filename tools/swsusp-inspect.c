@@ -1,7 +1,9 @@
 /* swsusp-inspect: explain a Linux hibernation image on a swap partition or disk image.
- *   swsusp-inspect PATH [--offset BYTES] [--json] [--dump-body FILE]
+ *   swsusp-inspect PATH [--offset BYTES] [--resume-offset PAGES] [--json] [--dump-body FILE]
  * PATH: a partition, a whole disk image (the Linux swap partition of its GPT is used),
- * or a raw swap image. Reads the whole image (decompressing and checking the CRC).
+ * or a raw swap image. --offset: where the partition starts in PATH.
+ * --resume-offset: the image was written to a swap file; its header is at this page
+ * of the partition (the kernel's resume_offset). Reads the whole image (decompressing and checking the CRC).
  * --dump-body FILE writes the image's data pages, uncompressed, in stream order.
  * Exit status 0: resumable; otherwise 10 + the refusal reason number. */
 #define _GNU_SOURCE
@@ -116,7 +118,7 @@ static void json_str(const char *k, const char *v, int last)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: swsusp-inspect PATH [--offset BYTES] [--json] [--dump-body FILE]\n");
+	fprintf(stderr, "usage: swsusp-inspect PATH [--offset BYTES] [--resume-offset PAGES] [--json] [--dump-body FILE]\n");
 	exit(2);
 }
 
@@ -124,8 +126,9 @@ int main(int argc, char **argv)
 {
 	int json = 0, have_off = 0;
 	const char *dump = NULL;
-	uint64_t off = 0, size = 0;
-	static const struct option opts[] = { { "offset", 1, 0, 'o' }, { "json", 0, 0, 'j' }, { "dump-body", 1, 0, 'd' }, { 0, 0, 0, 0 } };
+	uint64_t off = 0, size = 0, resume_offset = 0;
+	static const struct option opts[] = { { "offset", 1, 0, 'o' }, { "json", 0, 0, 'j' }, { "dump-body", 1, 0, 'd' },
+					      { "resume-offset", 1, 0, 'r' }, { 0, 0, 0, 0 } };
 	int c;
 	while ((c = getopt_long(argc, argv, "o:j", opts, NULL)) != -1) {
 		if (c == 'o') {
@@ -135,6 +138,8 @@ int main(int argc, char **argv)
 			json = 1;
 		else if (c == 'd')
 			dump = optarg;
+		else if (c == 'r')
+			resume_offset = strtoull(optarg, NULL, 0);
 		else
 			usage();
 	}
@@ -162,7 +167,7 @@ int main(int argc, char **argv)
 	}
 
 	struct fdsrc fs = { fd, off, 0, 0 };
-	struct er_source src = { &fs, size / ER_PAGE_SIZE, fd_read };
+	struct er_source src = { &fs, size / ER_PAGE_SIZE, fd_read, resume_offset };
 	struct er_image img;
 	struct er_error err = { 0 };
 	uint8_t *page0 = malloc(ER_PAGE_SIZE), *map = NULL, *io = NULL, *unc = NULL;
@@ -215,6 +220,7 @@ int main(int argc, char **argv)
 		json_str("path", path, 0);
 		printf("  \"source\": \"%s\",\n  \"offset\": %llu,\n  \"partition_bytes\": %llu,\n", where,
 		       (unsigned long long)off, (unsigned long long)size);
+		printf("  \"resume_offset\": %llu,\n", (unsigned long long)resume_offset);
 		printf("  \"signature\": %s,\n", img.orig_sig[0] || r != ER_R_NO_SIGNATURE ? "\"S1SUSPEND\"" : "null");
 		json_str("orig_sig", img.orig_sig, 0);
 		printf("  \"flags\": %u,\n  \"compression\": \"%s\",\n  \"arch\": \"%s\",\n", img.flags,
@@ -244,6 +250,8 @@ int main(int argc, char **argv)
 	} else {
 		printf("source:          %s (%s, offset %llu, %llu bytes)\n", path, where, (unsigned long long)off,
 		       (unsigned long long)size);
+		if (resume_offset)
+			printf("swap file:       header at page %llu of the partition\n", (unsigned long long)resume_offset);
 		if (r == ER_R_NO_SIGNATURE || r == ER_R_IO) {
 			printf("verdict:         %s\n", verdict);
 			return 10 + r;

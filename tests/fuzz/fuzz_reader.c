@@ -134,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct dev d = { data, size, (size + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE };
 	if (d.pages > MAX_DEV_PAGES)
 		return 0;
-	struct er_source src = { &d, d.pages, dev_read };
+	struct er_source src = { &d, d.pages, dev_read, 0 };
 	struct er_image img;
 	struct er_error err;
 	uint8_t *page = malloc(ER_PAGE_SIZE);

@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		d.data = exact;
 	}
 
-	struct er_source src = { &d, d.pages, dev_read };
+	struct er_source src = { &d, d.pages, dev_read, 0 };
 	struct er_sw04_image img;
 	struct er_error err;
 	uint8_t *page = malloc(PAGE);

@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 2;
 	}
-	struct er_source src = { &fs, num(argv[4]) / PAGE, fd_read };
+	struct er_source src = { &fs, num(argv[4]) / PAGE, fd_read, 0 };
 	struct er_sw04_expect exp = { x64 ? ER_ARCH_X86_64 : ER_ARCH_I386, PAGE, 0, 0 };
 	struct er_sw04_image img;
 	struct er_error err = { 0 };

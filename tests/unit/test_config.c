@@ -111,6 +111,26 @@ static void test_malformed(void **state)
 	assert_string_equal(c.options, "ok");
 }
 
+static void test_resume_offset(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	assert_int_equal(parse(&c, &w, "resume PARTUUID=0657FD6D-A4AB-43C4-84E5-0933C84B4F4F\nresume-offset 34816\n"), 0);
+	assert_true(c.have_resume);
+	assert_int_equal(c.resume_offset, 34816);
+	/* the largest accepted value, then one beyond it; 0, signs, spaces inside, letters */
+	assert_int_equal(parse(&c, &w, "resume-offset 4503599627370496"), 0);
+	assert_int_equal(c.resume_offset, 1ull << 52);
+	const char *bad[] = { "resume-offset 4503599627370497", "resume-offset 0", "resume-offset -5",
+			      "resume-offset 12 34", "resume-offset 0x100", "resume-offset 99999999999999999999999",
+			      "resume-offset" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(&c, &w, bad[i]), 1);
+		assert_int_equal(c.resume_offset, 0);
+	}
+}
+
 static void test_too_long(void **state)
 {
 	(void)state;
@@ -175,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_slashes_and_relative),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_resume_offset),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_binary_garbage),
 		cmocka_unit_test(test_no_trailing_newline_and_crlf),

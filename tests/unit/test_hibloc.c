@@ -3,14 +3,17 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "loader/hibloc.h"
 
 static const uint8_t want_uuid[16] = { 0x5b, 0x3a, 0x0c, 0x9e, 0x11, 0x22, 0x43, 0x44,
 				       0x85, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc };
+static const char want_text[] = "5b3a0c9e-1122-4344-8566-778899aabbcc";
 
 static void test_systemd_example(void **state)
 {
@@ -80,6 +83,50 @@ static void test_swap_uuid(void **state)
 	assert_memory_equal(u, want_uuid, 16);
 }
 
+/* ext4 made by the real mkfs.ext4 with a chosen UUID, read back as efiresume reads it */
+static void test_fs_uuid_ext4_mkfs(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/efiresume-test-ext4-XXXXXX", cmd[256];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8 << 20), 0);
+	snprintf(cmd, sizeof(cmd), "PATH=$PATH:/sbin:/usr/sbin mkfs.ext4 -q -F -U %s %s", want_text, path);
+	int rc = system(cmd);
+	static uint8_t buf[ER_FS_UUID_BYTES];
+	ssize_t got = pread(fd, buf, sizeof(buf), 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(rc, 0);
+	assert_int_equal(got, (ssize_t)sizeof(buf));
+	uint8_t u[16];
+	assert_string_equal(er_fs_uuid(buf, sizeof(buf), u), "ext4");
+	assert_memory_equal(u, want_uuid, 16);
+	/* only the first 2 KiB are needed for ext4 */
+	assert_non_null(er_fs_uuid(buf, 2048, u));
+	assert_null(er_fs_uuid(buf, 2047, u));
+}
+
+static void test_fs_uuid_xfs_btrfs_none(void **state)
+{
+	(void)state;
+	static uint8_t buf[ER_FS_UUID_BYTES];
+	uint8_t u[16];
+	memset(buf, 0, sizeof(buf));
+	assert_null(er_fs_uuid(buf, sizeof(buf), u));
+	memcpy(buf, "XFSB", 4);
+	memcpy(buf + 32, want_uuid, 16);
+	assert_string_equal(er_fs_uuid(buf, 512, u), "xfs");
+	assert_memory_equal(u, want_uuid, 16);
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 65536 + 0x40, "_BHRfS_M", 8);
+	memcpy(buf + 65536 + 0x20, want_uuid, 16);
+	assert_string_equal(er_fs_uuid(buf, sizeof(buf), u), "btrfs");
+	assert_memory_equal(u, want_uuid, 16);
+	/* the Btrfs superblock lies beyond a short buffer */
+	assert_null(er_fs_uuid(buf, sizeof(buf) - 1, u));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -88,6 +135,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_truncations_never_overrun),
 		cmocka_unit_test(test_swap_uuid),
+		cmocka_unit_test(test_fs_uuid_ext4_mkfs),
+		cmocka_unit_test(test_fs_uuid_xfs_btrfs_none),
 	};
 	return cmocka_run_group_tests_name("hibloc", tests, NULL, NULL);
 }

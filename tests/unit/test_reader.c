@@ -452,6 +452,7 @@ struct opts {
 	int64_t refuse_page;
 	bool refuse_plan;
 	bool no_sink;
+	uint64_t header_page;        /* where the swap header is (a swap file's resume_offset) */
 };
 
 static void run_reader(struct image *im, const struct opts *o, struct run *run)
@@ -465,7 +466,7 @@ static void run_reader(struct image *im, const struct opts *o, struct run *run)
 	run->rec.refuse_plan = o && o->refuse_plan;
 	run->rec.use_dest = o && o->use_dest;
 	run->rec.dest_decline_mod = o ? o->dest_decline_mod : 0;
-	struct er_source src = { &run->md, run->md.pages, mem_read };
+	struct er_source src = { &run->md, run->md.pages, mem_read, o ? o->header_page : 0 };
 	uint8_t *pg = malloc(PS);
 	uint8_t *map = NULL, *io = NULL, *unc = NULL;
 	uint64_t *pfns = NULL;
@@ -1378,6 +1379,51 @@ static void t_sink_refusals(void **state)
 	}
 }
 
+/* A swap file: the swap header is not page 0 of the partition but page H (the
+ * file's first block); map entries stay partition pages. Page 0 belongs to the
+ * filesystem. */
+static void t_swap_file_header_page(void **state)
+{
+	(void)state;
+	struct spec sp = { .word = 8, .comp = ER_COMP_LZO, .crc = true, .npfns = 300, .scatter = true };
+	struct image im;
+	struct run run, ref;
+	build(&im, &sp);
+	run_reader(&im, NULL, &ref);
+	assert_int_equal(ref.r, ER_OK);
+
+	uint64_t h = im.dev_pages;
+	im.dev = realloc(im.dev, (h + 1) * PS);
+	assert_non_null(im.dev);
+	memcpy(im.dev + h * PS, im.dev, PS);
+	memset(im.dev, 0, PS);
+	im.dev[1024 + 0x38] = 0x53;                  /* an ext4 superblock magic, 0xEF53 */
+	im.dev[1024 + 0x39] = 0xEF;
+	im.dev_pages = h + 1;
+
+	struct opts o = { .header_page = h };
+	run_reader(&im, &o, &run);
+	assert_int_equal(run.r, ER_OK);
+	assert_int_equal(run.img.nr_pfns, ref.img.nr_pfns);
+	assert_int_equal(run.img.crc_body, ref.img.crc_body);
+	assert_true(run.img.crc_checked);
+
+	/* the same device read as a swap partition: page 0 is no swap header */
+	run_reader(&im, NULL, &run);
+	assert_refused(run, ER_R_NO_SIGNATURE, 0);
+	/* a header page beyond the device */
+	o.header_page = h + 1;
+	run_reader(&im, &o, &run);
+	assert_refused(run, ER_R_NO_SIGNATURE, 0);
+	assert_non_null(strstr(run.err.detail, "beyond the device"));
+	/* a map chain that starts at the swap header itself */
+	o.header_page = h;
+	er_put_le64(im.dev + h * PS + ER_HDR_IMAGE, h);
+	run_reader(&im, &o, &run);
+	assert_refused(run, ER_R_MAP, 0);
+	image_free(&im);
+}
+
 static void t_api_misuse(void **state)
 {
 	(void)state;
@@ -1385,7 +1431,7 @@ static void t_api_misuse(void **state)
 	struct image im;
 	build(&im, &sp);
 	struct memdev md = { &im, im.dev_pages, -1, 0 };
-	struct er_source src = { &md, im.dev_pages, mem_read };
+	struct er_source src = { &md, im.dev_pages, mem_read, 0 };
 	struct er_image img;
 	struct er_error err;
 	uint8_t *pg = malloc(PS), *io = malloc(2 * ER_CHUNK_STORED_PAGES_MAX * PS), *unc = malloc(ER_CHUNK_BYTES);
@@ -1507,6 +1553,7 @@ int main(void)
 		cmocka_unit_test(t_truncated_stream),
 		cmocka_unit_test(t_io_errors),
 		cmocka_unit_test(t_sink_refusals),
+		cmocka_unit_test(t_swap_file_header_page),
 		cmocka_unit_test(t_api_misuse),
 		cmocka_unit_test(t_reason_names),
 	};

@@ -397,7 +397,7 @@ static enum er_reason run_reader(const struct wimg *w, const struct er_sw04_expe
 				 uint64_t io_pages)
 {
 	uint8_t page[PAGE];
-	struct er_source src = { &r->dev, w->dev_pages, mem_read };
+	struct er_source src = { &r->dev, w->dev_pages, mem_read, 0 };
 	enum er_reason rc;
 
 	r->dev.data = w->dev;
@@ -1059,7 +1059,7 @@ static void test_pfn_beyond_machine(void **state)
 	struct run r;
 	fresh(&r);
 	uint8_t page[PAGE];
-	struct er_source src = { &r.dev, w.dev_pages, mem_read };
+	struct er_source src = { &r.dev, w.dev_pages, mem_read, 0 };
 	r.dev.data = w.dev;
 	r.dev.pages = w.dev_pages;
 	assert_int_equal(er_sw04_open(&r.img, &src, page, &e, &r.err), ER_OK);
@@ -1172,7 +1172,7 @@ static void test_small_and_plain_devices(void **state)
 	(void)state;
 	uint8_t dev[4 * PAGE], page[PAGE];
 	struct memdev md = { dev, 3, -1, 0 };
-	struct er_source src = { &md, 3, mem_read };
+	struct er_source src = { &md, 3, mem_read, 0 };
 	struct er_sw04_image img;
 	struct er_error err;
 
