@@ -105,10 +105,16 @@ fixture_checks() {
 		return
 	fi
 	out=$work/$name.json
-	inspect_fixture "$name" "$out"
+	# a swap file: no swap partition in the GPT; the partition and resume_offset given
+	local sp where=() src=gpt-swap-partition
+	sp=$(fixture_fact "$name" swap_page)
+	if [ "${sp:-0}" != 0 ]; then
+		where=(--offset "$(swap_offset)" --resume-offset "$sp") src=offset
+	fi
+	inspect_fixture "$name" "$out" "${where[@]}"
 	check "$name: exit status" "$rc" 0
 	check "$name: verdict" "$(j "$out" verdict)" resumable
-	check "$name: source" "$(j "$out" source) $(j "$out" offset)" "gpt-swap-partition $(swap_offset)"
+	check "$name: source" "$(j "$out" source) $(j "$out" offset) $(j "$out" resume_offset)" "$src $(swap_offset) ${sp:-0}"
 	check "$name: arch" "$(j "$out" arch)" "$([ "$arch" = x64 ] && echo x86_64 || echo i386)"
 	local comp word
 	comp=$(fixture_fact "$name" compressor)
@@ -160,8 +166,14 @@ fixture_checks() {
 	# the kernel starts a new (last, empty) map page after a full one
 	check "$name: map pages = stream pages / 511 + 1" "$mapp" "$((stream / 511 + 1))"
 
-	# --offset on the disk: the same image
 	local o2=$work/$name.offset.json k same=1
+	if [ "${sp:-0}" != 0 ]; then
+		# page 0 of that partition is the filesystem's, not a swap header
+		inspect_fixture "$name" "$o2" --offset "$(swap_offset)"
+		check "$name: without --resume-offset: reason" "$rc $(j "$o2" reason)" "$((10 + REASON_NO[no-signature])) no-signature"
+		return
+	fi
+	# --offset on the disk: the same image
 	inspect_fixture "$name" "$o2" --offset "$(swap_offset)"
 	for k in reason image_pages pages pfns zero_pages stored_bytes chunks stream_pages map_pages crc_computed arch compression; do
 		[ "$(j "$out" $k)" = "$(j "$o2" $k)" ] || { same=0; fail "$name --offset: $k '$(j "$o2" $k)', GPT '$(j "$out" $k)'"; }
@@ -175,6 +187,7 @@ fixture_checks x64-6.1-nocompress x64 linux-image-cloud-amd64 -- hibernate=nocom
 fixture_checks ia32-686 ia32 linux-image-686:i386
 fixture_checks x64-6.12-lzo x64 linux-image-cloud-amd64 backports
 fixture_checks x64-6.12-lz4 x64 linux-image-cloud-amd64 backports -- hibernate.compressor=lz4
+fixture_checks x64-6.1-swapfile x64 linux-image-cloud-amd64 -- efiresume_swapfile efiresume_hibloc
 
 # ------------------------------------------------------------------ corrupted copies
 

@@ -5,6 +5,9 @@
 #           swap, EFI variables and the disk
 #   boot 3: no second resume: efiresume finds no image and starts the fallback
 # resume.sh NAME ARCH KPKG [backports] [-- KERNEL_ARGS...]   env: MEM, SMP
+#   SWAPFILE_VIA=conf: (a swap-file fixture) boot 2 names the swap file in
+#   efiresume.conf (resume PARTUUID= + resume-offset) instead of relying on the
+#   HibernateLocation variable boot 1 left
 set -euo pipefail
 . "$(dirname "$0")/../lib/fixture.sh"
 name=$1 arch=$2
@@ -14,10 +17,30 @@ d=$(scratch "resume-$name")
 copy_fixture "$name" "$d"
 esp_put "$d/disk.img" "$BUILD/efiresume-$arch.efi" "::/EFI/BOOT/$(efi_boot_name "$arch")"
 token=$(fixture_fact "$fx" token) md5=$(fixture_fact "$fx" md5) comp=$(fixture_fact "$fx" compressor)
+SWAP_PAGE=$(fixture_fact "$fx" swap_page)
+SWAP_PAGE=${SWAP_PAGE:-0}
 ok=0
+# how efiresume names the swap area it looks at
+if [ "$SWAP_PAGE" = 0 ]; then
+	area="swap PARTUUID=$SWAP_PARTUUID:"
+	via=
+else
+	via=HibernateLocation
+	if [ "${SWAPFILE_VIA:-}" = conf ]; then
+		via=resume-offset
+		{ cat "$fx/efiresume.conf"; echo "resume PARTUUID=$SWAP_PARTUUID"; echo "resume-offset $SWAP_PAGE"; } > "$d/efiresume.conf"
+		esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+	fi
+	area="swap file at page $SWAP_PAGE of PARTUUID=$SWAP_PARTUUID \\($via\\):"
+	echo "swap file: header at page $SWAP_PAGE of partition 2, found through $via"
+fi
 
 echo "boot 1 (from the fixture):"
-expect "$fx/serial.log" "efiresume: swap PARTUUID=$SWAP_PARTUUID: (no image|no swap signature)" "efiresume found no image" || ok=1
+if [ "$SWAP_PAGE" = 0 ]; then
+	expect "$fx/serial.log" "efiresume: $area (no image|no swap signature)" "efiresume found no image" || ok=1
+else
+	expect "$fx/serial.log" "efiresume: no swap partition found" "efiresume found no swap partition" || ok=1
+fi
 expect "$fx/serial.log" '^EFIRESUME-TEST: hibernating$' "the fallback kernel hibernated" || ok=1
 
 echo "boot 2 (resume):"
@@ -52,20 +75,34 @@ loc=$(sed -n 's/^EFIRESUME-TEST: hibernate-location=//p' "$fx/serial.log.txt")
 if [[ " $(fixture_fact "$fx" args) " == *" efiresume_hibloc "* ]] && [ -z "$loc" ]; then
 	echo "  MISSING: boot 1 did not write HibernateLocation"; ok=1
 fi
-if [ -n "$loc" ]; then
-	expect "$log" "efiresume: HibernateLocation: swap UUID $loc, kernel $(fixture_fact "$fx" uname | cut -d' ' -f1)" "HibernateLocation read" || ok=1
-	expect "$log" "efiresume: swap PARTUUID=$SWAP_PARTUUID: hibernation image signature found \(HibernateLocation\)" "the swap it names chosen" || ok=1
+kver=$(fixture_fact "$fx" uname | cut -d' ' -f1)
+if [ -n "$loc" ] && [ "$SWAP_PAGE" = 0 ]; then
+	expect "$log" "efiresume: HibernateLocation: swap UUID $loc, kernel $kver" "HibernateLocation read" || ok=1
+	expect "$log" "efiresume: $area hibernation image signature found \(HibernateLocation\)" "the swap it names chosen" || ok=1
+elif [ -n "$loc" ]; then
+	expect "$log" "efiresume: HibernateLocation: swap file at page $SWAP_PAGE of the filesystem UUID $loc, kernel $kver" "HibernateLocation read" || ok=1
+	[ "$via" = resume-offset ] ||
+		expect "$log" "efiresume: PARTUUID=$SWAP_PARTUUID: ext4 filesystem named by HibernateLocation" "its filesystem found by UUID" || ok=1
+	expect "$log" "efiresume: $area hibernation image signature found" "the swap file chosen ($via)" || ok=1
 fi
 sig=$(swap_sig "$d/disk.img")
 [ "$sig" = SWAPSPACE2 ] && echo "  ok: swap signature is $sig" || { echo "  WRONG swap signature $sig"; ok=1; }
 
 echo "boot 3 (no second resume):"
-sed 's/^options \(.*\)$/options \1 efiresume_kresume/' "$fx/efiresume.conf" > "$d/efiresume.conf"
+# (a swap file: the kernel's own resume needs its offset on the command line)
+ro=
+[ "$SWAP_PAGE" = 0 ] || ro=" resume_offset=$SWAP_PAGE"
+sed "s/^options \(.*\)$/options \1 efiresume_kresume$ro/" "$fx/efiresume.conf" > "$d/efiresume.conf"
 esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 rc=0
 run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot3.log" 180 || rc=$?
 [ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
-expect "$d/boot3.log" "efiresume: swap PARTUUID=$SWAP_PARTUUID: no image" "efiresume found no image" || ok=1
+if [ "$SWAP_PAGE" = 0 ]; then
+	expect "$d/boot3.log" "efiresume: $area no image" "efiresume found no image" || ok=1
+else
+	# the HibernateLocation variable is still there (systemd removes it after a resume)
+	expect "$d/boot3.log" "efiresume: swap file at page $SWAP_PAGE of PARTUUID=$SWAP_PARTUUID \(HibernateLocation\): no image" "efiresume found no image" || ok=1
+fi
 expect "$d/boot3.log" '^EFIRESUME-TEST: booted' "fallback kernel started" || ok=1
 expect "$d/boot3.log" '^EFIRESUME-TEST: kernel resume: no image' "the kernel finds no image either" || ok=1
 exit $ok

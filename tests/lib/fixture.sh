@@ -177,14 +177,21 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 	make_initramfs "$arch" "$kdir" "$dir/init" "$dir/initrd.gz"
 	fixture_add_modules "$kdir" "$dir/initrd.gz" $mods
 	# the swap partition holds the whole image even when nothing can be freed
+	# (efiresume_swapfile: an ext4 partition with a swap file of that size, plus room)
 	swap_mb=$((mem + 64))
-	make_disk "$dir/disk.img" $swap_mb
+	local swap_page=0 extra_mb=0
+	case " ${args[*]} " in *" efiresume_swapfile "*) extra_mb=96 ;; esac
+	make_disk "$dir/disk.img" $((swap_mb + extra_mb))
 	esp_put "$dir/disk.img" "$efi" "::/EFI/BOOT/$(efi_boot_name "$arch")"
 	esp_put "$dir/disk.img" "$dir/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 	esp_put "$dir/disk.img" "$kimg" ::/vmlinuz.efi
 	esp_put "$dir/disk.img" "$dir/initrd.gz" ::/initrd.gz
 	# efiresume_keepswap: the guest keeps the swap header made here on the host
 	case " ${args[*]} " in *" efiresume_keepswap "*) mkswap_disk "$dir/disk.img" $SWAP_PARTUUID ;; esac
+	if [ $extra_mb -gt 0 ]; then
+		swap_page=$(make_swapfile_fs "$dir/disk.img") || return 1
+		echo "  swap file: header at page $swap_page of partition 2 (ext4)"
+	fi
 	new_vars "$arch" "$dir/vars.fd"
 
 	local rc=0 t0 t1 ok=0 log=$dir/serial.log
@@ -196,11 +203,11 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 	expect "$log" '^EFIRESUME-TEST: token=[0-9a-f]{32}$' "token printed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: md5=[0-9a-f]{32}$' "md5 printed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: hibernating$' "hibernating" || ok=1
-	expect_not "$log" 'EFIRESUME-TEST: (hibernate failed|resumed)|Kernel panic|(mkswap|swapon) failed' \
+	expect_not "$log" 'EFIRESUME-TEST: (hibernate failed|resumed)|Kernel panic|(mkswap|swapon|mount) failed' \
 		"no failure in boot 1" || ok=1
 	expect "$log" 'reboot: Power down' "kernel powered off" || ok=1
 	local sig
-	sig=$(swap_sig "$dir/disk.img")
+	sig=$(SWAP_PAGE=$swap_page swap_sig "$dir/disk.img")
 	if [ "$sig" = S1SUSPEND ]; then echo "  ok: swap signature $sig"; else echo "  WRONG swap signature '$sig'"; ok=1; fi
 	[ $ok -eq 0 ] || { echo "  fixture $name FAILED; see $dir" >&2; return 1; }
 
@@ -213,6 +220,7 @@ kernel=$(basename "$kdir")
 mem=$mem
 smp=$smp
 swap_mb=$swap_mb
+swap_page=$swap_page
 args=${args[*]}
 extra_modules=$mods
 qemu_args=$qargs

@@ -95,19 +95,49 @@ mkswap_disk() {
 	rm -f "$tmp"
 }
 
-# page 0 of the swap partition, as a file
-swap_page0() {
-	dd if="$1" of="$2" bs=4096 count=1 skip=$((SWAP_START * 512 / 4096)) status=none
+# make_swapfile_fs DISK: partition 2 becomes an ext4 filesystem (type 8300) with a
+# swap file /swapfile filling most of it, and /swapfile.offset: the page of the
+# file's first block in the partition (the kernel's resume_offset). Prints that page.
+SWAPFILE_FS_UUID=3d1b7a52-6c0e-4f28-9a35-7e4d2c1b0a96
+make_swapfile_fs() {
+	local disk=$1 tmp size off
+	tmp=$(mktemp -d)
+	size=$(swap_size "$disk")
+	mkdir "$tmp/root"
+	# not zeros: mke2fs -d leaves all-zero blocks out, and swapon refuses a file with holes
+	yes efiresume | head -c $((size - 64 * 1048576)) > "$tmp/root/swapfile"
+	chmod 600 "$tmp/root/swapfile"
+	mkswap -q "$tmp/root/swapfile" >/dev/null
+	echo 0 > "$tmp/root/swapfile.offset"
+	truncate -s "$size" "$tmp/fs.img"
+	mkfs.ext4 -q -F -b 4096 -U $SWAPFILE_FS_UUID -d "$tmp/root" "$tmp/fs.img"
+	off=$(debugfs -R "bmap /swapfile 0" "$tmp/fs.img" 2>/dev/null)
+	[ -n "$off" ] && [ "$off" -gt 0 ] || { echo "make_swapfile_fs: no block for /swapfile" >&2; rm -rf "$tmp"; return 1; }
+	echo "$off" > "$tmp/off"
+	debugfs -w -R "rm /swapfile.offset" "$tmp/fs.img" >/dev/null 2>&1
+	debugfs -w -R "write $tmp/off swapfile.offset" "$tmp/fs.img" >/dev/null 2>&1
+	dd if="$tmp/fs.img" of="$disk" bs=1M seek=$((SWAP_START / 2048)) conv=notrunc,sparse status=none
+	sgdisk -t2:8300 "$disk" >/dev/null
+	rm -rf "$tmp"
+	echo "$off"
 }
 
-# the 10-byte signature at the end of the swap page 0
+# SWAP_PAGE: where the swap header is in partition 2 (0; a swap file's resume_offset)
+swap_hdr_offset() { echo $((SWAP_START * 512 + ${SWAP_PAGE:-0} * 4096)); }
+
+# the swap header page, as a file
+swap_page0() {
+	dd if="$1" of="$2" bs=4096 count=1 skip=$(($(swap_hdr_offset) / 4096)) status=none
+}
+
+# the 10-byte signature at the end of the swap header page
 swap_sig() {
-	dd if="$1" bs=1 count=10 skip=$((SWAP_START * 512 + 4086)) status=none | tr -d '\0'
+	dd if="$1" bs=1 count=10 skip=$(($(swap_hdr_offset) + 4086)) status=none | tr -d '\0'
 }
 
 # set_swap_sig DISK SIG: SIG is written NUL-padded to 10 bytes
 set_swap_sig() {
-	{ printf '%s' "$2"; head -c $((10 - ${#2})) /dev/zero; } | dd of="$1" bs=1 seek=$((SWAP_START * 512 + 4086)) conv=notrunc status=none
+	{ printf '%s' "$2"; head -c $((10 - ${#2})) /dev/zero; } | dd of="$1" bs=1 seek=$(($(swap_hdr_offset) + 4086)) conv=notrunc status=none
 }
 
 ovmf_code() {

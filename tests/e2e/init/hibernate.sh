@@ -7,6 +7,8 @@
 # Command-line switches (all optional):
 #   efiresume_mb=N        size of the random file on /tmp in MiB (default 48)
 #   efiresume_keepswap    do not mkswap /dev/vda2 (it already holds a swap header)
+#   efiresume_swapfile    /dev/vda2 is ext4 with /swapfile (made on the host, which
+#                         wrote its resume_offset to /swapfile.offset): hibernate there
 #   efiresume_hibloc      write systemd's HibernateLocation EFI variable first
 #   efiresume_probe       only report that this kernel booted, then power off
 #                         (the normal boot program of the refusal tests)
@@ -22,17 +24,30 @@ if grep -q '\<efiresume_probe\>' /proc/cmdline; then
 fi
 
 if grep -q '\<efiresume_kresume\>' /proc/cmdline; then
-	say "kernel resume from $(cat /sys/class/block/vda2/dev)"
+	# a swap file's resume_offset= comes on the command line
+	say "kernel resume from $(cat /sys/class/block/vda2/dev), offset $(cat /sys/power/resume_offset)"
 	cat /sys/class/block/vda2/dev > /sys/power/resume
 	# only reached when there was nothing to resume
 	say "kernel resume: no image"
 	poweroff -f
 fi
 
-if ! grep -q '\<efiresume_keepswap\>' /proc/cmdline; then
+# swap: the partition, or a swap file; sigpage: where its swap header is
+swap=/dev/vda2
+sigpage=0
+if grep -q '\<efiresume_swapfile\>' /proc/cmdline; then
+	mkdir -p /mnt
+	mount -t ext4 /dev/vda2 /mnt || say "mount failed"
+	swap=/mnt/swapfile
+	sigpage=$(cat /mnt/swapfile.offset)
+	# as systemd-hibernate does: the swap file's device and first page
+	echo "$sigpage" > /sys/power/resume_offset
+	cat /sys/class/block/vda2/dev > /sys/power/resume 2>/dev/null
+	say "swap file at page $sigpage of /dev/vda2"
+elif ! grep -q '\<efiresume_keepswap\>' /proc/cmdline; then
 	mkswap /dev/vda2 > /dev/null || say "mkswap failed"
 fi
-swapon /dev/vda2 || say "swapon failed"
+swapon $swap || say "swapon failed"
 
 token=$(dd if=/dev/urandom bs=16 count=1 2>/dev/null | od -An -tx1 | tr -d ' \n')
 say "token=$token"
@@ -61,10 +76,13 @@ if grep -q '\<efiresume_hibloc\>' /proc/cmdline; then
 	ev=/sys/firmware/efi/efivars
 	grep -q ' efivarfs ' /proc/filesystems || insmod /lib/modules/efivarfs.ko 2>/dev/null
 	grep -q " $ev " /proc/mounts || mount -t efivarfs none $ev
-	# the swap UUID as mkswap stored it (offset 1036), in text order
-	u=$(dd if=/dev/vda2 bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n')
+	# the swap UUID as mkswap stored it (offset 1036), in text order; for a swap
+	# file, the UUID of its filesystem (ext4: superblock at 1024, s_uuid at +0x68)
+	at=1036
+	[ "$sigpage" = 0 ] || at=1128
+	u=$(dd if=/dev/vda2 bs=1 skip=$at count=16 2>/dev/null | od -An -tx1 | tr -d ' \n')
 	uuid=$(echo "$u" | sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)\(.\{12\}\)$/\1-\2-\3-\4-\5/')
-	json="{\"uuid\":\"$uuid\",\"offset\":0,\"kernelVersion\":\"$(uname -r)\",\"osReleaseId\":\"debian\"}"
+	json="{\"uuid\":\"$uuid\",\"offset\":$sigpage,\"kernelVersion\":\"$(uname -r)\",\"osReleaseId\":\"debian\"}"
 	# 4 bytes of attributes (NV|BS|RT) then the data, in ONE write(2) (efivarfs rule)
 	{ printf '\007\000\000\000'; printf '%s' "$json"; } > /tmp/hibloc.in
 	if { dd if=/tmp/hibloc.in bs=4096 2>/dev/null >&3; } 3> $ev/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67; then

@@ -24,10 +24,11 @@ c2=$(counter)
 say "counter $c1 -> $c2"
 
 # swap: the on-disk signature (read past the page cache), then swapoff + swapon
-# (swapon rereads the header from the disk once nothing holds /dev/vda2 open)
-sig=$(dd if=/dev/vda2 bs=4096 count=1 iflag=direct 2>/dev/null | dd bs=1 skip=4086 count=10 2>/dev/null | tr -d '\0')
+# (swapon rereads the header from the disk once nothing holds it open).
+# $swap and $sigpage: the partition or the swap file, and its header page.
+sig=$(dd if=/dev/vda2 bs=4096 skip="$sigpage" count=1 iflag=direct 2>/dev/null | dd bs=1 skip=4086 count=10 2>/dev/null | tr -d '\0')
 say "swap-signature=$sig"
-if swapoff /dev/vda2 && swapon /dev/vda2; then
+if swapoff "$swap" && swapon "$swap"; then
 	say "swap-reusable=yes"
 else
 	say "swap-reusable=no"
