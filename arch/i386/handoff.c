@@ -327,10 +327,15 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 		return log_error_status(EFI_UNSUPPORTED, L"this CPU has no 4 MiB pages (PSE)");
 	cpuid(0x80000000, &max_ext, &b, &c, &d);
 	BOOLEAN nx = FALSE;
+	UINT32 efer_lo = 0, efer_hi = 0;
 	if (max_ext >= 0x80000001) {
 		cpuid(0x80000001, &a, &b, &c, &d);
 		nx = (d & (1u << 20)) != 0;
 	}
+	/* for the log: whether the firmware already runs with EFER.NXE (then a missing
+	 * NXE in the restore routine would go unnoticed here) */
+	if (nx)
+		__asm__ __volatile__("rdmsr" : "=a"(efer_lo), "=d"(efer_hi) : "c"(0xC0000080u));
 
 	/* page tables: 2-level one page directory; PAE a PDPT page and 4 page directories */
 	UINT64 tables = mode == PG_PAE ? 5 : 1, tphys, code;
@@ -393,11 +398,11 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	p->count = (UINT32)h->list_count;
 	p->image_cr3 = (UINT32)h->image_cr3;
 	p->jump = (UINT32)h->jump_address;
-	p->nxe = mode == PG_PAE && nx;
+	p->nxe = !nx ? 0 : mode == PG_PAE ? 3 : 1;
 
-	log_info(L"i386: image kernel pages with %a; restore routine at 0x%lx, jump 0x%lx -> 0x%lx%a\n",
+	log_info(L"i386: image kernel pages with %a; restore routine at 0x%lx, jump 0x%lx -> 0x%lx%a%a\n",
 		 mode == PG_PAE ? "PAE" : "2-level paging", code, h->jump_address, h->jump_address_phys,
-		 p->nxe ? ", NX on" : "");
+		 p->nxe == 3 ? ", NX on" : p->nxe ? ", NX off" : "", !nx ? "" : (efer_lo & (1u << 11)) ? " (the firmware had EFER.NXE on)" : " (the firmware had EFER.NXE off)");
 	h->code_phys = code;
 	h->params_phys = params;
 	h->tables_pages = tables;

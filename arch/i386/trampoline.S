@@ -79,12 +79,18 @@ er_tramp32_start:
 	decl	%ebp
 	jmp	3b
 6:
-	/* EFER.NXE: PAE page tables of the image may carry NX bits */
-	cmpl	$0, P_NXE(%ebx)
-	je	7f
+	/* EFER.NXE as the image kernel had it, not as the firmware left it: on for PAE
+	 * page tables on an NX CPU (they carry NX bits), off otherwise. P_NXE bit 0:
+	 * the CPU has EFER.NXE at all (else EFER is not touched); bit 1: the value. */
+	testl	$1, P_NXE(%ebx)
+	jz	7f
 	movl	$0xc0000080, %ecx
 	rdmsr
+	andl	$~0x800, %eax
+	testl	$2, P_NXE(%ebx)
+	jz	8f
 	orl	$0x800, %eax
+8:
 	wrmsr
 7:
 	/* CR4: PGE off, PSE/PAE as the image kernel pages */

@@ -45,7 +45,9 @@ expect "$fx/serial.log" '^EFIRESUME-TEST: hibernating$' "the fallback kernel hib
 
 echo "boot 2 (resume):"
 rc=0
-run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 240 || rc=$?
+# the CPU boot 1 had (e.g. -cpu qemu32,+nx): the image kernel expects its features
+qargs=$(fixture_fact "$fx" qemu_args)
+run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 240 $qargs || rc=$?
 [ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
 log=$d/boot2.log
 expect "$log" "efiresume: PARTUUID=$SWAP_PARTUUID: image of an .* kernel" "image recognised" || ok=1
@@ -54,6 +56,10 @@ if [ "$comp" != none ]; then
 	expect "$log" 'efiresume: PARTUUID=.*: CRC32 0x[0-9a-fA-F]{8} verified' "CRC verified" || ok=1
 fi
 expect "$log" 'efiresume: timing: ' "phase timings reported" || ok=1
+# i386 PAE on a CPU with NX: the image's page tables carry NX bits, EFER.NXE must be on
+if [ "$arch" = ia32 ] && [[ " $qargs " == *+nx* ]]; then
+	expect "$log" 'efiresume: i386: image kernel pages with PAE;.*NX on' "PAE with EFER.NXE" || ok=1
+fi
 expect "$log" 'swap signature restored to SWAPSPACE2; handing off' "committed" || ok=1
 expect "$log" '^EFIRESUME-TEST: resumed$' "shell continued after the hibernate command" || ok=1
 expect "$log" "^EFIRESUME-TEST: token-after=$token\$" "same token" || ok=1
@@ -95,7 +101,7 @@ ro=
 sed "s/^options \(.*\)$/options \1 efiresume_kresume$ro/" "$fx/efiresume.conf" > "$d/efiresume.conf"
 esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 rc=0
-run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot3.log" 180 || rc=$?
+run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot3.log" 180 $qargs || rc=$?
 [ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
 if [ "$SWAP_PAGE" = 0 ]; then
 	expect "$d/boot3.log" "efiresume: $area no image" "efiresume found no image" || ok=1
