@@ -5,6 +5,8 @@
 #   CASE: flip     a literal byte flipped in a compressed chunk (only the CRC32 catches it)
 #         memsize  boot 2 with a different memory size than boot 1
 #         dryrun   `dry-run yes`: everything but the commit; then a real resume
+#         hwsig    SF_HW_SIG set with a hardware signature this machine's FACS does not
+#                  have (as a kernel that records it); then the right one: a real resume
 set -euo pipefail
 . "$(dirname "$0")/../lib/fixture.sh"
 . "$(dirname "$0")/../lib/layout.sh"
@@ -44,6 +46,15 @@ memsize)
 	echo "  boot 2 with $mem MiB instead of ${MEM:-512}"
 	want="image refused: this machine's memory map differs"
 	;;
+hwsig)
+	LAYOUT_BASE=$(swap_offset)
+	flags=$(le "$d/disk.img" 4072 4)
+	put_le "$d/disk.img" 4072 $((flags | 8)) 4
+	put_le "$d/disk.img" 4056 $((0x5eed0bad)) 4
+	LAYOUT_BASE=0
+	echo "  page 0: flags $flags -> $((flags | 8)) (SF_HW_SIG), hw_sig 0x5eed0bad"
+	want='image refused: the ACPI hardware signature differs from the image.s: image 0x5eed0bad, this machine 0x[0-9a-f]{8}'
+	;;
 dryrun)
 	echo "dry-run yes" >> "$d/efiresume.conf"
 	want='dry run: the image is resumable; not committing, booting normally'
@@ -67,8 +78,14 @@ if cmp -s "$d/page0.before" "$d/page0.after"; then
 else
 	echo "  CHANGED: swap page 0"; ok=1
 fi
-if [ "$case" = dryrun ]; then
-	echo "after the dry run, a real resume of the same image:"
+if [ "$case" = hwsig ]; then
+	sig=$(sed -nE 's/.*this machine 0x([0-9a-f]{8}).*/\1/p' "$d/boot2.log.txt" | head -1)
+	echo "with the machine's own hardware signature 0x${sig:-?} in page 0, a real resume:"
+	[ -n "$sig" ] || { echo "  MISSING: the machine's signature in the refusal"; exit 1; }
+	LAYOUT_BASE=$(swap_offset) put_le "$d/disk.img" 4056 $((0x$sig)) 4
+fi
+if [ "$case" = dryrun ] || [ "$case" = hwsig ]; then
+	[ "$case" = dryrun ] && echo "after the dry run, a real resume of the same image:"
 	esp_put "$d/disk.img" "$fx/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 	rc=0
 	run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot3.log" 180 || rc=$?
