@@ -19,10 +19,13 @@ esp_put "$d/disk.img" "$BUILD/efiresume-$arch.efi" "::/EFI/BOOT/$(efi_boot_name 
 token=$(fixture_fact "$fx" token) md5=$(fixture_fact "$fx" md5) comp=$(fixture_fact "$fx" compressor)
 SWAP_PAGE=$(fixture_fact "$fx" swap_page)
 SWAP_PAGE=${SWAP_PAGE:-0}
+# how efiresume names partition 2 (GPT: its PARTUUID; DOS table: disk signature-02)
+id=$(fixture_fact "$fx" swap_id)
+id=${id:-PARTUUID=$SWAP_PARTUUID}
 ok=0
 # how efiresume names the swap area it looks at
 if [ "$SWAP_PAGE" = 0 ]; then
-	area="swap PARTUUID=$SWAP_PARTUUID:"
+	area="swap $id:"
 	via=
 else
 	via=HibernateLocation
@@ -31,7 +34,7 @@ else
 		{ cat "$fx/efiresume.conf"; echo "resume PARTUUID=$SWAP_PARTUUID"; echo "resume-offset $SWAP_PAGE"; } > "$d/efiresume.conf"
 		esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 	fi
-	area="swap file at page $SWAP_PAGE of PARTUUID=$SWAP_PARTUUID \\($via\\):"
+	area="swap file at page $SWAP_PAGE of $id \\($via\\):"
 	echo "swap file: header at page $SWAP_PAGE of partition 2, found through $via"
 fi
 
@@ -50,7 +53,7 @@ qargs=$(fixture_fact "$fx" qemu_args)
 run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 240 $qargs || rc=$?
 [ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
 log=$d/boot2.log
-expect "$log" "efiresume: PARTUUID=$SWAP_PARTUUID: image of an .* kernel" "image recognised" || ok=1
+expect "$log" "efiresume: $id: image of an .* kernel" "image recognised" || ok=1
 expect "$log" 'efiresume: plan: [0-9]+ pages into their own frames, [0-9]+ bounced' "plan reported" || ok=1
 if [ "$comp" != none ]; then
 	expect "$log" 'efiresume: PARTUUID=.*: CRC32 0x[0-9a-fA-F]{8} verified' "CRC verified" || ok=1
@@ -88,7 +91,7 @@ if [ -n "$loc" ] && [ "$SWAP_PAGE" = 0 ]; then
 elif [ -n "$loc" ]; then
 	expect "$log" "efiresume: HibernateLocation: swap file at page $SWAP_PAGE of the filesystem UUID $loc, kernel $kver" "HibernateLocation read" || ok=1
 	[ "$via" = resume-offset ] ||
-		expect "$log" "efiresume: PARTUUID=$SWAP_PARTUUID: ext4 filesystem named by HibernateLocation" "its filesystem found by UUID" || ok=1
+		expect "$log" "efiresume: $id: ext4 filesystem named by HibernateLocation" "its filesystem found by UUID" || ok=1
 	expect "$log" "efiresume: $area hibernation image signature found" "the swap file chosen ($via)" || ok=1
 fi
 sig=$(swap_sig "$d/disk.img")
@@ -107,7 +110,7 @@ if [ "$SWAP_PAGE" = 0 ]; then
 	expect "$d/boot3.log" "efiresume: $area no image" "efiresume found no image" || ok=1
 else
 	# the HibernateLocation variable is still there (systemd removes it after a resume)
-	expect "$d/boot3.log" "efiresume: swap file at page $SWAP_PAGE of PARTUUID=$SWAP_PARTUUID \(HibernateLocation\): no image" "efiresume found no image" || ok=1
+	expect "$d/boot3.log" "efiresume: swap file at page $SWAP_PAGE of $id \(HibernateLocation\): no image" "efiresume found no image" || ok=1
 fi
 expect "$d/boot3.log" '^EFIRESUME-TEST: booted' "fallback kernel started" || ok=1
 expect "$d/boot3.log" '^EFIRESUME-TEST: kernel resume: no image' "the kernel finds no image either" || ok=1

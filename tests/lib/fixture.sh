@@ -179,9 +179,11 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 	# the swap partition holds the whole image even when nothing can be freed
 	# (efiresume_swapfile: an ext4 partition with a swap file of that size, plus room)
 	swap_mb=$((mem + 64))
-	local swap_page=0 extra_mb=0
+	# (efiresume_mbr: a DOS partition table instead of GPT)
+	local swap_page=0 extra_mb=0 label=gpt swap_id=PARTUUID=$SWAP_PARTUUID
 	case " ${args[*]} " in *" efiresume_swapfile "*) extra_mb=96 ;; esac
-	make_disk "$dir/disk.img" $((swap_mb + extra_mb))
+	case " ${args[*]} " in *" efiresume_mbr "*) label=mbr swap_id=PARTUUID=$MBR_SWAP_ID ;; esac
+	make_disk "$dir/disk.img" $((swap_mb + extra_mb)) $label
 	esp_put "$dir/disk.img" "$efi" "::/EFI/BOOT/$(efi_boot_name "$arch")"
 	esp_put "$dir/disk.img" "$dir/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 	esp_put "$dir/disk.img" "$kimg" ::/vmlinuz.efi
@@ -221,6 +223,7 @@ mem=$mem
 smp=$smp
 swap_mb=$swap_mb
 swap_page=$swap_page
+swap_id=$swap_id
 args=${args[*]}
 extra_modules=$mods
 qemu_args=$qargs

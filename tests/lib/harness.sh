@@ -3,7 +3,7 @@
 #
 #   kernel_dir PKG [backports]     -> unpacked Debian package dir (cached)
 #   make_initramfs ARCH KDIR INIT OUT   busybox + virtio/efivarfs modules + INIT script
-#   make_disk OUT [SWAP_MB]        GPT: ESP (96 MiB FAT32) + Linux swap, fixed PARTUUIDs
+#   make_disk OUT [SWAP_MB] [mbr]  GPT (or DOS): ESP (96 MiB FAT32) + Linux swap, fixed PARTUUIDs
 #   esp_put DISK SRC DEST          copy a file onto the ESP (DEST like ::/EFI/BOOT/BOOTX64.EFI)
 #   new_vars ARCH OUT              fresh copy of the OVMF variable store
 #   run_qemu ARCH DISK VARS LOG TIMEOUT [qemu args...]   one boot, headless, TCG
@@ -60,14 +60,22 @@ make_initramfs() {
 	rm -rf "$root"
 }
 
-# make_disk OUT [SWAP_MB]: a GPT disk, ESP formatted, swap partition left zero
+# make_disk OUT [SWAP_MB] [gpt|mbr]: ESP formatted, swap partition left zero. GPT by
+# default; mbr: a DOS table (ESP type 0xef, swap type 0x82, disk signature MBR_DISK_ID,
+# which Linux and efiresume show as PARTUUID=$MBR_SWAP_ID)
+MBR_DISK_ID=5f0a9a56
+MBR_SWAP_ID=$MBR_DISK_ID-02
 make_disk() {
-	local out=$1 swap_mb=${2:-1024} total
+	local out=$1 swap_mb=${2:-1024} label=${3:-gpt} total
 	total=$(( (SWAP_START / 2048) + swap_mb + 1 ))
 	rm -f "$out"
 	truncate -s "${total}M" "$out"
-	sgdisk -n1:$ESP_START:+${ESP_MB}M -t1:ef00 -u1:$ESP_PARTUUID \
-		-n2:$SWAP_START:0 -t2:8200 -u2:$SWAP_PARTUUID "$out" >/dev/null
+	if [ "$label" = mbr ]; then
+		write_mbr "$out" $((total * 2048))
+	else
+		sgdisk -n1:$ESP_START:+${ESP_MB}M -t1:ef00 -u1:$ESP_PARTUUID \
+			-n2:$SWAP_START:0 -t2:8200 -u2:$SWAP_PARTUUID "$out" >/dev/null
+	fi
 	mformat -i "$out@@$((ESP_START * 512))" -F -T $((ESP_MB * 2048)) -v ESP ::
 	mmd -i "$out@@$((ESP_START * 512))" ::/EFI ::/EFI/BOOT
 }
@@ -80,8 +88,31 @@ esp_put() {
 swap_offset() { echo $((SWAP_START * 512)); }
 swap_size() {
 	local end
-	end=$(sgdisk -i 2 "$1" | awk '/Last sector/{print $3}')
-	echo $(( (end - SWAP_START + 1) * 512 ))
+	if [ "$(od -An -tx1 -j 450 -N1 "$1" | tr -d ' ')" = ee ]; then
+		end=$(sgdisk -i 2 "$1" | awk '/Last sector/{print $3}')
+		echo $(( (end - SWAP_START + 1) * 512 ))
+	else
+		# DOS table: sector count of entry 2 (bytes 462 + 12)
+		echo $(( $(od -An -tu4 -j 474 -N4 "$1" | tr -d ' ') * 512 ))
+	fi
+}
+
+# write_mbr DISK SECTORS: a DOS partition table (no boot code), partitions as in
+# make_disk: 1 = ESP (0xef), 2 = Linux swap (0x82) to the end of the disk
+write_mbr() {
+	local disk=$1 sectors=$2
+	_mbr_le32() { printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255)))"; }
+	# entry: status, CHS start (unused: 0xfe 0xff 0xff), type, CHS end, LBA start, sectors
+	_mbr_entry() { printf '\000\376\377\377'; printf "$(printf '\\%03o' $1)"; printf '\376\377\377'; _mbr_le32 $2; _mbr_le32 $3; }
+	{
+		head -c 440 /dev/zero
+		_mbr_le32 $((0x$MBR_DISK_ID))
+		printf '\000\000'
+		_mbr_entry 239 $ESP_START $((ESP_MB * 2048))
+		_mbr_entry 130 $SWAP_START $((sectors - SWAP_START))
+		head -c 32 /dev/zero
+		printf '\125\252'
+	} | dd of="$disk" bs=512 count=1 iflag=fullblock conv=notrunc status=none
 }
 
 # mkswap the swap partition from the host (no root: work on an extracted copy)
