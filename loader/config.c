@@ -141,9 +141,32 @@ static const char *set_resume(struct er_config *c, const char *v, size_t n)
 	static const char pfx[] = "PARTUUID=";
 	size_t pl = sizeof(pfx) - 1;
 	if (n < pl || er_memcmp(v, pfx, pl) != 0)
-		return "only PARTUUID=<gpt-partition-guid> is supported";
-	if (!er_guid_parse(v + pl, n - pl, c->resume_partuuid))
+		return "only PARTUUID=<gpt-partition-guid> or PARTUUID=<dos-disk-id>-<nn> is supported";
+	v += pl;
+	n -= pl;
+	/* a DOS partition table: disk signature and partition number, "5f0a9a56-02" */
+	if (n == 11 && v[8] == '-') {
+		uint32_t sig = 0, part = 0;
+		for (size_t i = 0; i < 11; i++) {
+			int h = i == 8 ? 0 : hexval(v[i]);
+			if (h < 0)
+				return "malformed PARTUUID";
+			if (i < 8)
+				sig = sig << 4 | (uint32_t)h;
+			else if (i > 8)
+				part = part << 4 | (uint32_t)h;
+		}
+		if (part == 0)
+			return "malformed PARTUUID";
+		er_memset(c->resume_partuuid, 0, 16);
+		er_put_le32(c->resume_partuuid, sig);
+		c->resume_mbr_part = part;
+		c->have_resume = true;
+		return NULL;
+	}
+	if (!er_guid_parse(v, n, c->resume_partuuid))
 		return "malformed PARTUUID";
+	c->resume_mbr_part = 0;
 	c->have_resume = true;
 	return NULL;
 }

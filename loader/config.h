@@ -17,7 +17,9 @@ struct er_config {
 	char fallback[ER_CONF_PATH_MAX];    /* volume path with '\' separators, "" = none */
 	char options[ER_CONF_OPTIONS_MAX];  /* load options for the fallback (UTF-8 here) */
 	bool have_resume;                   /* resume PARTUUID=... given */
-	uint8_t resume_partuuid[16];        /* GUID, EFI byte order (as in a GPT entry) */
+	uint8_t resume_partuuid[16];        /* GPT: GUID, EFI byte order (as in a GPT entry);
+					     * DOS table: the disk signature in [0..3] */
+	uint32_t resume_mbr_part;           /* DOS table: partition number (1..), 0 = GPT */
 	uint64_t resume_offset;             /* resume-offset N: a swap file whose header is at
 					     * page N of that partition (the kernel's
 					     * resume_offset); 0 = a swap partition */

@@ -53,6 +53,9 @@ static enum er_swap_kind probe(const struct er_blockdev *d, UINT64 at, UINT8 *pa
 
 static BOOLEAN is_resume_dev(const struct er_config *cfg, const struct er_blockdev *d)
 {
+	if (cfg->resume_mbr_part)
+		return d->scheme == ER_PART_MBR && er_memcmp(d->partuuid, cfg->resume_partuuid, 4) == 0 &&
+		       d->part_number == cfg->resume_mbr_part;
 	return d->scheme == ER_PART_GPT && er_memcmp(d->partuuid, cfg->resume_partuuid, 16) == 0;
 }
 

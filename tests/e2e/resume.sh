@@ -8,6 +8,7 @@
 #   SWAPFILE_VIA=conf: (a swap-file fixture) boot 2 names the swap file in
 #   efiresume.conf (resume PARTUUID= + resume-offset) instead of relying on the
 #   HibernateLocation variable boot 1 left
+#   CONF_EXTRA="key value": a line added to efiresume.conf for boot 2 (e.g. resume PARTUUID=)
 set -euo pipefail
 . "$(dirname "$0")/../lib/fixture.sh"
 name=$1 arch=$2
@@ -36,6 +37,12 @@ else
 	fi
 	area="swap file at page $SWAP_PAGE of $id \\($via\\):"
 	echo "swap file: header at page $SWAP_PAGE of partition 2, found through $via"
+fi
+
+if [ -n "${CONF_EXTRA:-}" ]; then
+	{ cat "$fx/efiresume.conf"; echo "$CONF_EXTRA"; } > "$d/efiresume.conf"
+	esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+	echo "efiresume.conf for boot 2: + '$CONF_EXTRA'"
 fi
 
 echo "boot 1 (from the fixture):"

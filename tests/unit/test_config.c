@@ -131,6 +131,27 @@ static void test_resume_offset(void **state)
 	}
 }
 
+static void test_resume_dos_partuuid(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	assert_int_equal(parse(&c, &w, "resume PARTUUID=5f0a9A56-0b"), 0);
+	assert_true(c.have_resume);
+	assert_int_equal(c.resume_mbr_part, 11);
+	static const uint8_t sig[4] = { 0x56, 0x9a, 0x0a, 0x5f };   /* as at byte 440 of the MBR */
+	assert_memory_equal(c.resume_partuuid, sig, 4);
+	/* a GUID after it switches back to GPT */
+	assert_int_equal(er_config_parse(&c, "resume PARTUUID=0657FD6D-A4AB-43C4-84E5-0933C84B4F4F", 52, collect, &w), 0);
+	assert_int_equal(c.resume_mbr_part, 0);
+	const char *bad[] = { "resume PARTUUID=5f0a9a56-00", "resume PARTUUID=5f0a9a56-2", "resume PARTUUID=5f0a9a5g-02",
+			      "resume PARTUUID=5f0a9a56_02", "resume PARTUUID=5f0a9a560-2", "resume PARTUUID=-5f0a9a5602" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(&c, &w, bad[i]), 1);
+		assert_false(c.have_resume);
+	}
+}
+
 static void test_too_long(void **state)
 {
 	(void)state;
@@ -196,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_slashes_and_relative),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_resume_offset),
+		cmocka_unit_test(test_resume_dos_partuuid),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_binary_garbage),
 		cmocka_unit_test(test_no_trailing_newline_and_crlf),
