@@ -10,7 +10,7 @@ static const struct {
 } reasons[ER_R_COUNT] = {
 	[ER_OK] = { "ok", "the image is resumable" },
 	[ER_R_IO] = { "io-error", "the swap device could not be read" },
-	[ER_R_NO_SIGNATURE] = { "no-signature", "no hibernation image signature (S1SUSPEND) in page 0" },
+	[ER_R_NO_SIGNATURE] = { "no-signature", "no hibernation image signature (S1SUSPEND) in the swap header" },
 	[ER_R_FLAGS] = { "unsupported-flags", "the swsusp header carries flag bits this loader does not understand" },
 	[ER_R_MAP] = { "bad-map", "the swap map chain is invalid (entry outside the partition, loop, or truncated)" },
 	[ER_R_MAGIC] = { "bad-arch-magic", "the image header has no known architecture magic" },
@@ -370,18 +370,14 @@ static enum er_reason body_page(struct body *b, const uint8_t *p, struct er_erro
 	return ER_OK;
 }
 
-/* The running CRC of the body: inline, or through an engine. */
+/* The running CRC of the body. */
 struct crc_state {
 	uint32_t c;
-	const struct er_crc_engine *eng;
 };
 
-static void crc_add(struct crc_state *st, const uint8_t *p, size_t n, bool stable)
+static void crc_add(struct crc_state *st, const uint8_t *p, size_t n)
 {
-	if (st->eng)
-		st->eng->submit(st->eng->ctx, p, n, stable);
-	else
-		st->c = er_crc32_le(st->c, p, n);
+	st->c = er_crc32_le(st->c, p, n);
 }
 
 /* direct_chunk(): "take the ordinary path" (never a refusal reason) */
@@ -394,39 +390,229 @@ static int decompress(enum er_comp comp, const uint8_t *in, size_t in_len, uint8
 	return er_lz4_decompress(in, in_len, out, cap, out_len);
 }
 
-/* Zero-copy: decompress a chunk of data pages straight to where the sink wants them.
- * ER_OK when done, NOT_DIRECT when this chunk must take the ordinary path. */
-static enum er_reason direct_chunk(struct body *b, const struct er_sink *sink, const uint8_t *in, size_t in_len,
-				   struct crc_state *crc, struct er_error *err)
+int er_dec_run(enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap, size_t *out_len,
+	       uint32_t *crc)
+{
+	*out_len = 0;
+	int r = decompress(comp, in, in_len, out, cap, out_len);
+	*crc = r == 0 ? er_crc32_le(0, out, *out_len) : 0;
+	return r;
+}
+
+static const char *dec_strerror(enum er_comp comp, int r)
+{
+	return comp == ER_COMP_LZO ? er_lzo_strerror(r) : er_lz4_strerror(r);
+}
+
+/* Zero-copy: where the sink wants the next chunk of data pages (k of them from PFN
+ * index *idx), or NULL when this chunk must take the ordinary path. */
+static uint8_t *direct_dest(struct body *b, const struct er_sink *sink, uint64_t *idx_out, uint64_t *k_out)
 {
 	struct er_image *img = b->img;
 	uint64_t k = ER_MIN((uint64_t)ER_CHUNK_PAGES, b->total - b->done), idx = b->cursor;
-	size_t out_len = 0;
-	uint8_t *out;
 
 	if (!sink || !sink->dest || !sink->commit || b->done < img->nr_meta_pages)
-		return NOT_DIRECT;
+		return NULL;
 	while (idx < img->nr_pfns && (b->pfns[idx] & ER_PFN_ZERO))
 		idx++;
 	if (idx + k > img->nr_pfns)
-		return NOT_DIRECT;
+		return NULL;
 	for (uint64_t i = idx; i < idx + k; i++)
 		if (b->pfns[i] & ER_PFN_ZERO)
-			return NOT_DIRECT;
-	out = sink->dest(sink->ctx, idx, k);
-	if (!out)
-		return NOT_DIRECT;
-	/* a chunk that does not come out as exactly k pages is redone the ordinary way,
-	 * which reports what is wrong with it; the frames written meanwhile are the sink's */
-	if (decompress(img->comp, in, in_len, out, k * ER_PAGE_SIZE, &out_len) != 0 || out_len != k * ER_PAGE_SIZE)
-		return NOT_DIRECT;
-	if (crc)
-		crc_add(crc, out, out_len, true);   /* the frames keep what was written */
+			return NULL;
+	*idx_out = idx;
+	*k_out = k;
+	return sink->dest(sink->ctx, idx, k);
+}
+
+static enum er_reason commit_direct(struct body *b, const struct er_sink *sink, uint64_t idx, uint64_t k,
+				    struct er_error *err)
+{
 	if (sink->commit(sink->ctx, idx, k, err))
 		return err ? (err->reason = ER_R_SINK) : ER_R_SINK;
 	b->cursor = idx + k;
 	b->done += k;
 	return ER_OK;
+}
+
+/* Zero-copy, inline: ER_OK when done, NOT_DIRECT when this chunk must take the
+ * ordinary path. */
+static enum er_reason direct_chunk(struct body *b, const struct er_sink *sink, const uint8_t *in, size_t in_len,
+				   struct crc_state *crc, struct er_error *err)
+{
+	uint64_t idx = 0, k = 0;
+	size_t out_len = 0;
+	uint8_t *out = direct_dest(b, sink, &idx, &k);
+
+	if (!out)
+		return NOT_DIRECT;
+	/* a chunk that does not come out as exactly k pages is redone the ordinary way,
+	 * which reports what is wrong with it; the frames written meanwhile are the sink's */
+	if (decompress(b->img->comp, in, in_len, out, k * ER_PAGE_SIZE, &out_len) != 0 || out_len != k * ER_PAGE_SIZE)
+		return NOT_DIRECT;
+	if (crc)
+		crc_add(crc, out, out_len);
+	return commit_direct(b, sink, idx, k, err);
+}
+
+/* Chunks queued on a decompression engine, in stream order. Their input stays in
+ * the read window and their output in the sink's frames until drained. */
+struct queued {
+	unsigned ticket;
+	uint64_t chunk, s, k;
+};
+
+struct pipeline {
+	const struct er_dec_engine *eng;
+	struct queued q[ER_DEC_MAX_JOBS];
+	unsigned n;
+};
+
+/* Wait for every queued chunk, in order, and check each: the CRC pieces join in order. */
+static enum er_reason drain(struct pipeline *pl, enum er_comp comp, struct crc_state *crc, struct er_error *err)
+{
+	enum er_reason r = ER_OK;
+	for (unsigned i = 0; i < pl->n; i++) {
+		struct queued *q = &pl->q[i];
+		size_t out_len = 0;
+		uint32_t c = 0;
+		int dr = pl->eng->wait(pl->eng->ctx, q->ticket, &out_len, &c);
+		if (r)
+			continue;   /* the rest is only waited for: the engine must be idle on return */
+		if (dr != 0) {
+			r = ER_R_DECOMPRESS;
+			if (err) {
+				err->reason = r;
+				er_snprintf(err->detail, sizeof(err->detail), "chunk %llu (stream page %llu): %s",
+					    (unsigned long long)q->chunk, (unsigned long long)q->s, dec_strerror(comp, dr));
+			}
+		} else if (out_len != q->k * ER_PAGE_SIZE) {
+			r = ER_R_DECOMPRESS;
+			if (err) {
+				err->reason = r;
+				er_snprintf(err->detail, sizeof(err->detail),
+					    "chunk %llu (stream page %llu): decompressed to %llu bytes, the PFN list wants %llu pages",
+					    (unsigned long long)q->chunk, (unsigned long long)q->s, (unsigned long long)out_len,
+					    (unsigned long long)q->k);
+			}
+		} else if (crc) {
+			crc->c = er_crc32_le_combine(crc->c, c, out_len);
+		}
+	}
+	pl->n = 0;
+	return r;
+}
+
+static bool window_has(const struct window *w, uint64_t s, uint64_t n)
+{
+	return s >= w->start && n <= w->count && s - w->start <= w->count - n;
+}
+
+/* The compressed body: chunk by chunk, each either queued on the engine (zero-copy
+ * data chunks), decompressed into the sink's frames here, or decompressed into unc
+ * and handed over page by page. Queued chunks are drained before the read window
+ * moves (their input lives there) and before any chunk that is done here (order). */
+static enum er_reason stream_compressed(struct er_image *img, struct window *w, struct body *b,
+					const struct er_stream_buffers *buf, const struct er_sink *sink,
+					struct crc_state *crc, struct er_error *err)
+{
+	struct pipeline pl = { buf->dec, { { 0, 0, 0, 0 } }, 0 };
+	uint64_t s = 1;     /* stream page 0 is the header page */
+	const uint8_t *p;
+	enum er_reason r;
+
+	while (b->done < b->total) {
+		uint64_t cmp_len, stored, unc_len = 0;
+		int dr;
+
+		if (pl.n && !window_has(w, s, 1) && (r = drain(&pl, img->comp, crc, err)))
+			return r;
+		r = window_get(w, s, 1, &p, err);
+		if (r)
+			break;
+		cmp_len = er_get_word(p, img->word);
+		if (cmp_len == 0 || cmp_len > ER_CHUNK_CMP_MAX) {
+			r = ER_R_CHUNK_LEN;
+			if (err) {
+				err->reason = r;
+				er_snprintf(err->detail, sizeof(err->detail), "chunk %llu (stream page %llu): length %llu, allowed 1..%u",
+					    (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)cmp_len,
+					    ER_CHUNK_CMP_MAX);
+			}
+			break;
+		}
+		stored = (img->word + cmp_len + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
+		if (pl.n && !window_has(w, s, stored) && (r = drain(&pl, img->comp, crc, err)))
+			return r;
+		r = window_get(w, s, stored, &p, err);
+		if (r)
+			break;
+
+		/* queued on the engine (asked once: a declined chunk goes the ordinary way) */
+		uint64_t idx = 0, k = 0;
+		uint8_t *out = pl.eng ? direct_dest(b, sink, &idx, &k) : NULL;
+		if (out) {
+			if (pl.n == ER_DEC_MAX_JOBS && (r = drain(&pl, img->comp, crc, err)))
+				return r;
+			struct queued *q = &pl.q[pl.n];
+			q->ticket = pl.eng->submit(pl.eng->ctx, img->comp, p + img->word, (size_t)cmp_len, out,
+						   k * ER_PAGE_SIZE);
+			q->chunk = img->chunks;
+			q->s = s;
+			q->k = k;
+			pl.n++;
+			r = commit_direct(b, sink, idx, k, err);
+			if (r)
+				break;
+			img->chunks++;
+			img->stored_bytes += cmp_len;
+			s += stored;
+			continue;
+		}
+		/* done here, after what is queued */
+		if (pl.n && (r = drain(&pl, img->comp, crc, err)))
+			return r;
+		r = pl.eng ? NOT_DIRECT : direct_chunk(b, sink, p + img->word, (size_t)cmp_len, crc, err);
+		if (r == ER_OK) {
+			img->chunks++;
+			img->stored_bytes += cmp_len;
+			s += stored;
+			continue;
+		}
+		if (r != NOT_DIRECT)
+			break;
+		r = ER_OK;
+		size_t out_len = 0;
+		dr = decompress(img->comp, p + img->word, (size_t)cmp_len, buf->unc, ER_CHUNK_BYTES, &out_len);
+		unc_len = out_len;
+		if (dr != 0)
+			FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): %s", (unsigned long long)img->chunks,
+			     (unsigned long long)s, dec_strerror(img->comp, dr));
+		if (unc_len == 0 || unc_len % ER_PAGE_SIZE)
+			FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): decompressed to %llu bytes, not whole pages",
+			     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)unc_len);
+		if (unc_len / ER_PAGE_SIZE > b->total - b->done)
+			FAIL(err, ER_R_COUNTS, "chunk %llu holds %llu pages, only %llu remain", (unsigned long long)img->chunks,
+			     (unsigned long long)(unc_len / ER_PAGE_SIZE), (unsigned long long)(b->total - b->done));
+		if (crc)
+			crc_add(crc, buf->unc, unc_len);
+		for (uint64_t off = 0; off < unc_len; off += ER_PAGE_SIZE) {
+			r = body_page(b, buf->unc + off, err);
+			if (r)
+				return r;
+		}
+		img->chunks++;
+		img->stored_bytes += cmp_len;
+		s += stored;
+	}
+	/* on a refusal too: nothing may still be running when the caller gets control back */
+	if (pl.n) {
+		struct er_error e2;
+		enum er_reason r2 = drain(&pl, img->comp, crc, r ? &e2 : err);
+		if (!r)
+			r = r2;
+	}
+	return r;
 }
 
 enum er_reason er_image_stream(struct er_image *img, const struct er_source *src,
@@ -436,9 +622,7 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 	struct window w = { img, src, buf->io, buf->io_pages, 0, 0 };
 	struct body b = { img, sink, buf->pfns, 0, img->nr_meta_pages + img->image_pages, 0, 0, 0, false };
 	bool crc = (img->flags & ER_SF_CRC32_MODE) != 0;
-	struct crc_state cs = { 0, buf->crc };
-	uint64_t s = 1;     /* stream page 0 is the header page */
-	const uint8_t *p;
+	struct crc_state cs = { 0 };
 	enum er_reason r;
 
 	if (!img->map)
@@ -448,12 +632,14 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 	img->nr_pfns = img->nr_zero = img->chunks = img->stored_bytes = 0;
 
 	if (img->comp == ER_COMP_NONE) {
+		uint64_t s = 1;
+		const uint8_t *p;
 		while (b.done < b.total) {
 			r = window_get(&w, s, 1, &p, err);
 			if (r)
 				return r;
 			if (crc)
-				crc_add(&cs, p, ER_PAGE_SIZE, false);
+				crc_add(&cs, p, ER_PAGE_SIZE);
 			r = body_page(&b, p, err);
 			if (r)
 				return r;
@@ -461,63 +647,15 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 		}
 		img->stored_bytes = b.total * ER_PAGE_SIZE;
 	} else {
-		while (b.done < b.total) {
-			uint64_t cmp_len, stored, unc_len = 0;
-			int dr;
-
-			r = window_get(&w, s, 1, &p, err);
-			if (r)
-				return r;
-			cmp_len = er_get_word(p, img->word);
-			if (cmp_len == 0 || cmp_len > ER_CHUNK_CMP_MAX)
-				FAIL(err, ER_R_CHUNK_LEN, "chunk %llu (stream page %llu): length %llu, allowed 1..%u",
-				     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)cmp_len,
-				     ER_CHUNK_CMP_MAX);
-			stored = (img->word + cmp_len + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
-			r = window_get(&w, s, stored, &p, err);
-			if (r)
-				return r;
-			size_t out_len = 0;
-			r = direct_chunk(&b, sink, p + img->word, (size_t)cmp_len, crc ? &cs : NULL, err);
-			if (r == ER_OK) {
-				img->chunks++;
-				img->stored_bytes += cmp_len;
-				s += stored;
-				continue;
-			}
-			if (r != NOT_DIRECT)
-				return r;
-			dr = decompress(img->comp, p + img->word, (size_t)cmp_len, buf->unc, ER_CHUNK_BYTES, &out_len);
-			unc_len = out_len;
-			if (dr != 0)
-				FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): %s", (unsigned long long)img->chunks,
-				     (unsigned long long)s, img->comp == ER_COMP_LZO ? er_lzo_strerror(dr) : er_lz4_strerror(dr));
-			if (unc_len == 0 || unc_len % ER_PAGE_SIZE)
-				FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): decompressed to %llu bytes, not whole pages",
-				     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)unc_len);
-			if (unc_len / ER_PAGE_SIZE > b.total - b.done)
-				FAIL(err, ER_R_COUNTS, "chunk %llu holds %llu pages, only %llu remain", (unsigned long long)img->chunks,
-				     (unsigned long long)(unc_len / ER_PAGE_SIZE), (unsigned long long)(b.total - b.done));
-			if (crc)
-				crc_add(&cs, buf->unc, unc_len, false);
-			for (uint64_t off = 0; off < unc_len; off += ER_PAGE_SIZE) {
-				r = body_page(&b, buf->unc + off, err);
-				if (r)
-					return r;
-			}
-			img->chunks++;
-			img->stored_bytes += cmp_len;
-			s += stored;
-		}
+		r = stream_compressed(img, &w, &b, buf, sink, crc ? &cs : NULL, err);
+		if (r)
+			return r;
 	}
-	uint32_t c = cs.c;
-	if (crc && cs.eng)
-		c = cs.eng->finish(cs.eng->ctx);
-	img->crc_body = c;
+	img->crc_body = cs.c;
 	if (crc) {
 		img->crc_checked = true;
-		if (c != img->crc32)
-			FAIL(err, ER_R_CRC, "the header records 0x%08x, the data gives 0x%08x", img->crc32, c);
+		if (cs.c != img->crc32)
+			FAIL(err, ER_R_CRC, "the header records 0x%08x, the data gives 0x%08x", img->crc32, cs.c);
 	}
 	return ER_OK;
 }

@@ -144,7 +144,7 @@ struct er_sink {
 	int (*commit)(void *ctx, uint64_t idx, uint64_t k, struct er_error *err);
 };
 
-struct er_crc_engine;
+struct er_dec_engine;
 
 /* Buffers for er_image_stream (all caller-owned, no allocation inside):
  *   io:   io_pages pages of read buffer, io_pages >= 2 * ER_CHUNK_STORED_PAGES_MAX;
@@ -156,20 +156,30 @@ struct er_stream_buffers {
 	uint64_t io_pages;
 	uint8_t *unc;
 	uint64_t *pfns;
-	const struct er_crc_engine *crc;   /* optional: who computes the CRC32 (NULL: inline) */
+	const struct er_dec_engine *dec;   /* optional: chunks decompressed elsewhere (NULL: inline) */
 };
 
-/* An optional CRC engine (the loader runs one on another CPU). The body's CRC is
- * handed over piece by piece, in stream order. */
-struct er_crc_engine {
+/* An optional decompression engine (the loader runs its jobs on other CPUs too).
+ * Only zero-copy chunks (sink->dest) go through it; with an engine, the sink's
+ * commit() for such a chunk comes when the chunk is queued, before its data is in
+ * place; all of it is in place (and checked) when er_image_stream returns ER_OK. */
+#define ER_DEC_MAX_JOBS 32u
+struct er_dec_engine {
 	void *ctx;
-	/* The next n bytes of the body at p. stable: they stay unchanged until finish()
-	 * (they may be checksummed later, elsewhere); otherwise they must be consumed
-	 * before submit() returns. */
-	void (*submit)(void *ctx, const uint8_t *p, size_t n, bool stable);
-	/* crc32_le(0, all pieces in order), once every piece is done. */
-	uint32_t (*finish)(void *ctx);
+	/* Queue a job: decompress in[0..in_len) into out (cap bytes) and compute
+	 * crc32_le(0, output). The caller leaves in and out alone until wait(). At most
+	 * ER_DEC_MAX_JOBS jobs are outstanding; they are waited for in the order queued.
+	 * Returns a ticket. */
+	unsigned (*submit)(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out,
+			   size_t cap);
+	/* Wait for the job (running queued ones meanwhile, if it likes): the
+	 * decompressor's status (0: fine), the output length and its CRC. */
+	int (*wait)(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc);
 };
+
+/* One decompression job as an engine runs it (any CPU: pure code). */
+int er_dec_run(enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap, size_t *out_len,
+	       uint32_t *crc);
 
 enum er_reason er_image_stream(struct er_image *img, const struct er_source *src,
 			       const struct er_stream_buffers *buf, const struct er_sink *sink,

@@ -63,6 +63,11 @@ static BOOLEAN is_resume_dev(const struct er_config *cfg, const struct er_blockd
 static BOOLEAN try_swap_file(struct er_blockdev *d, UINT64 at, const char *why, UINT8 *page,
 			     struct er_swapdev *image)
 {
+	if (at >= d->size / ER_PAGE_SIZE) {
+		log_warn(L"swap file at page %ld of %a (%a): beyond the partition (%ld pages)\n", at, d->id, why,
+			 d->size / ER_PAGE_SIZE);
+		return FALSE;
+	}
 	enum er_swap_kind kind = probe(d, at, page);
 	log_info(L"swap file at page %ld of %a (%a): %a\n", at, d->id, why, er_swap_kind_name(kind));
 	if (kind == ER_SWAP_IMAGE_2004) {
@@ -77,17 +82,20 @@ static BOOLEAN try_swap_file(struct er_blockdev *d, UINT64 at, const char *why, 
 	return TRUE;
 }
 
-/* HibernateLocation names a swap file: the partition whose filesystem has that UUID. */
-static void find_hibloc_file(const struct er_hibloc *hl, struct er_blockdev *devs, UINTN ndevs,
-			     struct er_swapdev *image)
+/* HibernateLocation names a swap file: the partition whose filesystem has that UUID
+ * (only the configured one, when `resume` names one). */
+static void find_hibloc_file(const struct er_config *cfg, const struct er_hibloc *hl, struct er_blockdev *devs,
+			     UINTN ndevs, struct er_swapdev *image)
 {
-	UINTN pages = (ER_FS_UUID_BYTES + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
+	UINTN pages = (ER_FS_UUID_BYTES + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE, matched = 0;
 	UINT8 *buf;
 	if (EFI_ERROR(er_alloc_pages(pages, (void **)&buf)))
 		return;
-	for (UINTN i = 0; i < ndevs && !image->dev; i++) {
+	for (UINTN i = 0; i < ndevs; i++) {
 		struct er_blockdev *d = &devs[i];
 		UINT8 u[16];
+		if (cfg->have_resume && !is_resume_dev(cfg, d))
+			continue;
 		UINTN n = d->size < ER_FS_UUID_BYTES ? (UINTN)d->size : ER_FS_UUID_BYTES;
 		n -= n % d->block_size;
 		/* quietly: removable drives without media fail here */
@@ -96,10 +104,21 @@ static void find_hibloc_file(const struct er_hibloc *hl, struct er_blockdev *dev
 		const char *fs = er_fs_uuid(buf, n, u);
 		if (!fs || er_memcmp(u, hl->uuid, 16) != 0)
 			continue;
+		/* two devices with one UUID (RAID1 members, say): the signature would be reset
+		 * on one of them only, so neither is used */
+		if (++matched > 1) {
+			log_warn(L"%a: a second filesystem with the UUID HibernateLocation names; not resuming from either\n",
+				 d->id);
+			image->dev = NULL;
+			break;
+		}
 		log_info(L"%a: %a filesystem named by HibernateLocation\n", d->id, fs);
 		try_swap_file(d, hl->offset, "HibernateLocation", buf, image);
 	}
-	if (!image->dev)
+	if (matched == 0)
+		log_info(L"no filesystem the firmware can read has the UUID HibernateLocation names%a\n",
+			 cfg->have_resume ? " on the configured resume partition" : "");
+	else if (!image->dev)
 		log_info(L"no image in the swap file HibernateLocation names\n");
 	er_free_pages(buf, pages);
 }
@@ -137,7 +156,7 @@ EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, 
 	}
 	/* 2. a swap file named by HibernateLocation */
 	if (want_uuid && hl.offset) {
-		find_hibloc_file(&hl, devs, ndevs, image);
+		find_hibloc_file(cfg, &hl, devs, ndevs, image);
 		want_uuid = FALSE;
 		if (image->dev)
 			goto out;

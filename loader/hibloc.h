@@ -7,7 +7,8 @@
 #include "image/shim.h"
 
 struct er_hibloc {
-	uint8_t uuid[16];          /* the swap area's UUID (as mkswap stores it at offset 1036) */
+	uint8_t uuid[16];          /* the swap partition's UUID (as mkswap stores it at offset 1036);
+	                            * for a swap file, its filesystem's UUID */
 	uint64_t offset;           /* resume_offset: non-zero for a swap file */
 	char kernel[65];           /* kernelVersion, "" if absent */
 };

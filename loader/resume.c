@@ -4,7 +4,7 @@
 #include "image/e820.h"
 #include "image/fmt.h"
 #include "image/swsusp2004.h"
-#include "loader/crcpar.h"
+#include "loader/decpar.h"
 
 #define IO_PAGES 512   /* 2 MiB per read */
 
@@ -210,19 +210,21 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 		err = refuse(dev, ER_R_NOMEM, "no memory for the read buffers");
 		goto out;
 	}
-	/* with a second CPU, the CRC runs there while this one reads and decompresses */
-	struct er_crcpar cp;
-	BOOLEAN par = (img.flags & ER_SF_CRC32_MODE) && img.comp != ER_COMP_NONE &&
-		      er_crcpar_start(&cp, img.nr_meta_pages + img.image_pages);
+	/* with more CPUs, they decompress (and checksum) chunks while this one reads */
+	struct er_decpar dp;
+	BOOLEAN par = img.comp != ER_COMP_NONE && er_decpar_start(&dp);
 	if (par)
-		log_info(L"%a: CRC32 on CPU %ld while CPU 0 decompresses\n", dev->id, (UINT64)cp.job.cpu);
-	struct er_stream_buffers bufs = { io, IO_PAGES, unc, l->pfns, par ? &cp.engine : NULL };
+		log_info(L"%a: decompressing on %ld more CPU(s)\n", dev->id, (UINT64)dp.nhelpers);
+	struct er_stream_buffers bufs = { io, IO_PAGES, unc, l->pfns, par ? &dp.engine : NULL };
 	struct progress pr = { &l->plan, er_plan_sink(&l->plan), 0, img.image_pages, img.image_pages / 4, 0 };
 	struct er_sink sink = { &pr, progress_plan, progress_page, progress_dest, progress_commit };
 	r = er_image_stream(&img, src, &bufs, &sink, &e);
 	t_stream = er_time_us();
-	if (par)
-		er_crcpar_stop(&cp);
+	if (par) {
+		log_info(L"%a: %ld of %ld chunks decompressed by the helper CPU(s)\n", dev->id, (UINT64)dp.helper_jobs,
+			 img.chunks);
+		er_decpar_stop(&dp);
+	}
 	if (r) {
 		er_plan_undo(&l->plan);
 		err = refuse(dev, r, e.detail);

@@ -138,8 +138,13 @@ int main(int argc, char **argv)
 			json = 1;
 		else if (c == 'd')
 			dump = optarg;
-		else if (c == 'r')
-			resume_offset = strtoull(optarg, NULL, 0);
+		else if (c == 'r') {
+			char *end;
+			errno = 0;
+			resume_offset = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg)
+				usage();
+		}
 		else
 			usage();
 	}
@@ -160,6 +165,8 @@ int main(int argc, char **argv)
 	if (have_off) {
 		where = "offset";
 		size = total > off ? total - off : 0;
+	} else if (resume_offset) {
+		size = total;   /* a swap file: PATH is the partition that holds its filesystem */
 	} else if (find_gpt_swap(fd, &off, &size)) {
 		where = "gpt-swap-partition";
 	} else {

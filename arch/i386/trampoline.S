@@ -6,7 +6,7 @@
  *
  * It turns paging off (UEFI ia32 may run identity-paged), switches to its own stack
  * and GDT (CS = 0x60 = __KERNEL_CS, data 0x68 = __KERNEL_DS on i386), copies (or
- * zero-fills) the bounced pages with paging off, sets EFER.NXE if asked, loads CR4
+ * zero-fills) the bounced pages with paging off, sets EFER.NXE as the image needs, loads CR4
  * with PSE or PAE as the image kernel pages, CR3 = its own tables (identity map of
  * the low 4 GiB with large pages + jump_address -> jump_address_phys), turns paging
  * on and enters the image kernel's restore_registers with %ebp = the image's cr3,

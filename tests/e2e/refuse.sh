@@ -5,6 +5,7 @@
 #   CASE: flip     a literal byte flipped in a compressed chunk (only the CRC32 catches it)
 #         memsize  boot 2 with a different memory size than boot 1
 #         dryrun   `dry-run yes`: everything but the commit; then a real resume
+#         garble   the second part of a chunk's first page overwritten (decompression fails)
 #         hwsig    SF_HW_SIG set with a hardware signature this machine's FACS does not
 #                  have (as a kernel that records it); then the right one: a real resume
 set -euo pipefail
@@ -45,6 +46,23 @@ memsize)
 	mem=$((mem + 256))
 	echo "  boot 2 with $mem MiB instead of ${MEM:-512}"
 	want="image refused: this machine's memory map differs"
+	;;
+garble)
+	# the middle chunk's compressed data from byte 200 of its first page on: it no
+	# longer decompresses (with 2 CPUs: on whichever CPU took the chunk)
+	json=$("$BUILD/swsusp-inspect" --json "$d/disk.img")
+	chunks=$(echo "$json" | sed -n 's/.*"chunks": \([0-9]*\).*/\1/p')
+	word=8; [ "$arch" = ia32 ] && word=4
+	LAYOUT_BASE=$(swap_offset)
+	load_layout "$d/disk.img"
+	k=$((chunks / 2))
+	s=$(chunk_at "$d/disk.img" $word $k)
+	off=$(cbyte "$d/disk.img" "$s" 200)
+	LAYOUT_BASE=0
+	head -c $((4096 - 200)) /dev/zero | tr '\0' '\377' |
+		dd of="$d/disk.img" bs=1 seek=$(($(swap_offset) + off)) conv=notrunc status=none
+	echo "  garbled chunk $k of $chunks from swap byte $off to the end of its first page"
+	want='image refused: a compressed chunk does not decompress'
 	;;
 hwsig)
 	LAYOUT_BASE=$(swap_offset)

@@ -209,7 +209,8 @@ run_qemu() {
 		set -- -cpu "${QEMU_CPU_X64:-qemu64,-cx16}" "$@"
 	fi
 	: > "$log"
-	timeout --foreground -k 5 "$tmo" $qemu "${machine[@]}" -accel tcg -m "${MEM:-512}" -smp "${SMP:-1}" \
+	# QEMU_ACCEL: e.g. tcg,thread=single to compare with MTTCG (the default for x86)
+	timeout --foreground -k 5 "$tmo" $qemu "${machine[@]}" -accel "${QEMU_ACCEL:-tcg}" -m "${MEM:-512}" -smp "${SMP:-1}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code "$arch")" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
 		-drive file="$disk",format=raw,if=virtio,cache=unsafe \

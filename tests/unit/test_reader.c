@@ -352,7 +352,57 @@ struct rec {
 	uint64_t dest_calls, commits, commit_pages;
 	uint8_t *dest_buf;
 	uint64_t dest_idx, dest_k;
+	/* with a decompression engine, commit() comes before the data: check it at the end */
+	bool defer;
+	struct { uint8_t *buf; uint64_t idx, k; } held[4096];
+	unsigned nheld;
 };
+
+/* A decompression engine that runs each job only when it is waited for, from the
+ * pointers it was given: a reader that touched a job's input before waiting (moved
+ * its read window) would show up as changed input or wrong data. */
+struct host_engine {
+	struct er_dec_engine e;
+	struct {
+		enum er_comp comp;
+		const uint8_t *in;
+		size_t in_len;
+		uint8_t *out;
+		size_t cap;
+		uint8_t *copy;
+	} job[ER_DEC_MAX_JOBS];
+	uint64_t submitted, waited;
+	unsigned outstanding, max_outstanding;
+	unsigned input_changed, out_of_order;
+};
+
+static unsigned he_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap)
+{
+	struct host_engine *h = ctx;
+	unsigned t = (unsigned)(h->submitted++ % ER_DEC_MAX_JOBS);
+	h->job[t].comp = comp;
+	h->job[t].in = in;
+	h->job[t].in_len = in_len;
+	h->job[t].out = out;
+	h->job[t].cap = cap;
+	h->job[t].copy = malloc(in_len);
+	memcpy(h->job[t].copy, in, in_len);
+	if (++h->outstanding > h->max_outstanding)
+		h->max_outstanding = h->outstanding;
+	return t;
+}
+
+static int he_wait(void *ctx, unsigned t, size_t *out_len, uint32_t *crc)
+{
+	struct host_engine *h = ctx;
+	if (t != h->waited++ % ER_DEC_MAX_JOBS)
+		h->out_of_order++;
+	h->outstanding--;
+	if (memcmp(h->job[t].copy, h->job[t].in, h->job[t].in_len) != 0)
+		h->input_changed++;
+	free(h->job[t].copy);
+	return er_dec_run(h->job[t].comp, h->job[t].in, h->job[t].in_len, h->job[t].out, h->job[t].cap, out_len, crc);
+}
 
 static void rec_check_page(struct rec *r, uint64_t pfn, const uint8_t *data)
 {
@@ -420,6 +470,25 @@ static int rec_commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
 	}
 	r->commits++;
 	r->commit_pages += k;
+	if (r->defer) {
+		assert_true(r->nheld < ER_ARRAY_SIZE(r->held));
+		r->held[r->nheld].buf = r->dest_buf;
+		r->held[r->nheld].idx = idx;
+		r->held[r->nheld].k = k;
+		r->nheld++;
+		r->dest_buf = NULL;
+		/* order and PFNs now, contents when the stream is done */
+		for (uint64_t i = 0; i < k; i++) {
+			uint64_t pfn = r->im->pfns[idx + i];
+			while (r->next < r->im->sp.npfns && (r->im->pfns[r->next] & ER_PFN_ZERO))
+				r->next++;
+			if ((pfn & ER_PFN_ZERO) || r->next >= r->im->sp.npfns || pfn != r->im->pfns[r->next])
+				r->bad++;
+			r->next++;
+			r->pages++;
+		}
+		return 0;
+	}
 	for (uint64_t i = 0; i < k; i++) {
 		uint64_t pfn = r->im->pfns[idx + i];
 		if (pfn & ER_PFN_ZERO)
@@ -431,6 +500,22 @@ static int rec_commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
 	return 0;
 }
 
+/* the held chunks' contents (only meaningful when the stream succeeded) */
+static void rec_check_held(struct rec *r, bool check)
+{
+	uint8_t want[PS];
+	for (unsigned c = 0; c < r->nheld; c++) {
+		for (uint64_t i = 0; check && i < r->held[c].k; i++) {
+			uint64_t pfn = r->im->pfns[r->held[c].idx + i];
+			fill_page(want, pfn, r->im->sp.random_data);
+			if (memcmp(want, r->held[c].buf + i * PS, PS) != 0)
+				r->bad++;
+		}
+		free(r->held[c].buf);
+	}
+	r->nheld = 0;
+}
+
 struct run {
 	enum er_reason r;
 	enum er_reason stage_r[3];   /* open, load_map, stream */
@@ -439,6 +524,7 @@ struct run {
 	struct er_image img;
 	struct rec rec;
 	struct memdev md;
+	struct host_engine he;
 };
 
 struct opts {
@@ -453,6 +539,7 @@ struct opts {
 	bool refuse_plan;
 	bool no_sink;
 	uint64_t header_page;        /* where the swap header is (a swap file's resume_offset) */
+	bool engine;                 /* through a (deferred) decompression engine */
 };
 
 static void run_reader(struct image *im, const struct opts *o, struct run *run)
@@ -492,7 +579,20 @@ static void run_reader(struct image *im, const struct opts *o, struct run *run)
 			sink.dest = rec_dest;
 			sink.commit = rec_commit;
 		}
+		if (o && o->engine) {
+			run->he.e.ctx = &run->he;
+			run->he.e.submit = he_submit;
+			run->he.e.wait = he_wait;
+			b.dec = &run->he.e;
+			run->rec.defer = true;
+		}
 		run->r = er_image_stream(&run->img, &src, &b, o && o->no_sink ? NULL : &sink, &run->err);
+		rec_check_held(&run->rec, run->r == ER_OK);
+		/* whatever happened, every job was waited for, in order, with its input intact */
+		assert_int_equal(run->he.waited, run->he.submitted);
+		assert_int_equal(run->he.out_of_order, 0);
+		assert_int_equal(run->he.input_changed, 0);
+		assert_true(run->he.max_outstanding <= ER_DEC_MAX_JOBS);
 		if (run->r == ER_OK)
 			run->stage = 3;
 	}
@@ -712,6 +812,70 @@ static void t_ok_dest_commit(void **state)
 	assert_refused(run, ER_R_MAP, 2);
 	assert_int_equal(run.rec.pages, im.image_pages - 1);
 	image_free(&im);
+}
+
+/* the same images through a decompression engine: same pages, same CRC; small read
+ * windows make the reader move its window often (it must drain the queue first) */
+static void t_engine(void **state)
+{
+	(void)state;
+	for (unsigned v = 0; v < 16; v++) {
+		struct spec sp = { .word = v & 1 ? 4 : 8, .comp = v & 2 ? ER_COMP_LZ4 : ER_COMP_LZO, .crc = true,
+				   .npfns = 1500 + 37 * v, .zero_every = v & 4 ? 0 : 40, .random_data = v == 5 || v == 12,
+				   .scatter = v & 1 };
+		struct opts o = { .use_dest = true, .engine = true, .dest_decline_mod = v & 8 ? 3 : 0,
+				  .io_pages = v & 4 ? 0 : 300 };
+		struct image im;
+		struct run ref, run;
+		build(&im, &sp);
+		struct opts o0 = o;
+		o0.engine = false;
+		run_reader(&im, &o0, &ref);
+		check_ok(&im, &ref);
+		run_reader(&im, &o, &run);
+		check_ok(&im, &run);
+		assert_int_equal(run.img.crc_body, ref.img.crc_body);
+		assert_int_equal(run.img.chunks, ref.img.chunks);
+		assert_int_equal(run.rec.commit_pages, ref.rec.commit_pages);
+		assert_true(run.he.submitted > 0);
+		assert_int_equal(run.he.submitted, run.rec.commits);
+		if (!o.io_pages)
+			assert_true(run.he.max_outstanding > 1);
+		image_free(&im);
+	}
+}
+
+/* corrupt data chunks through the engine: refused like without it */
+static void t_engine_corrupt(void **state)
+{
+	(void)state;
+	for (unsigned v = 0; v < 4; v++) {
+		struct spec sp = { .word = v & 1 ? 4 : 8, .comp = v & 2 ? ER_COMP_LZ4 : ER_COMP_LZO, .crc = true,
+				   .npfns = 1200 };
+		struct image im;
+		struct run run, ref;
+		build(&im, &sp);
+		/* a data chunk in the middle: a byte of its payload, then its length */
+		uint64_t c = im.nchunks / 2;
+		uint8_t *pg = spage(&im, im.chunk_start[c]);
+		uint8_t keep = pg[sp.word + 100];
+		pg[sp.word + 100] ^= 0x5a;
+		struct opts o = { .use_dest = true, .engine = true }, o0 = { .use_dest = true };
+		run_reader(&im, &o0, &ref);
+		run_reader(&im, &o, &run);
+		assert_int_not_equal(run.r, ER_OK);
+		assert_true(run.r == ER_R_CRC || run.r == ER_R_DECOMPRESS);
+		if (ref.r == ER_R_CRC)
+			assert_int_equal(run.r, ER_R_CRC);
+		pg[sp.word + 100] = keep;
+		/* the chunk's payload from byte 200 on overwritten: it no longer decompresses
+		 * (the length stays, so the next chunk is still found) */
+		memset(pg + sp.word + 200, 0xff, PS - sp.word - 200);
+		run_reader(&im, &o, &run);
+		assert_refused(run, ER_R_DECOMPRESS, 2);
+		assert_non_null(strstr(run.err.detail, "chunk"));
+		image_free(&im);
+	}
 }
 
 /* ------------------------------------------------------------ refusals: page 0 */
@@ -1554,6 +1718,8 @@ int main(void)
 		cmocka_unit_test(t_io_errors),
 		cmocka_unit_test(t_sink_refusals),
 		cmocka_unit_test(t_swap_file_header_page),
+		cmocka_unit_test(t_engine),
+		cmocka_unit_test(t_engine_corrupt),
 		cmocka_unit_test(t_api_misuse),
 		cmocka_unit_test(t_reason_names),
 	};
