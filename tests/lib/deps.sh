@@ -2,7 +2,8 @@
 # Install the Debian packages the build and the tests need, only when missing.
 set -euo pipefail
 pkgs=(gnu-efi gcc-multilib qemu-system-x86 ovmf ovmf-ia32 mtools gdisk dosfstools busybox-static cpio
-      libcmocka-dev liblzo2-dev liblz4-dev zlib1g-dev clang libclang-rt-14-dev xz-utils binutils)
+      libcmocka-dev liblzo2-dev liblz4-dev zlib1g-dev clang libclang-rt-14-dev xz-utils binutils
+      e2fsprogs util-linux)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
