@@ -129,6 +129,32 @@ static int s_commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
 	return 0;
 }
 
+/* A decompression engine that runs each job as it is queued (so commit() can check
+ * the data at once) and hands the results back when waited for. */
+struct eager {
+	struct er_dec_engine e;
+	struct { int status; size_t out_len; uint32_t crc; } job[ER_DEC_MAX_JOBS];
+	uint64_t submitted, waited;
+};
+
+static unsigned e_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap)
+{
+	struct eager *g = ctx;
+	unsigned t = (unsigned)(g->submitted++ % ER_DEC_MAX_JOBS);
+	CHECK(g->submitted - g->waited <= ER_DEC_MAX_JOBS);
+	g->job[t].status = er_dec_run(comp, in, in_len, out, cap, &g->job[t].out_len, &g->job[t].crc);
+	return t;
+}
+
+static int e_wait(void *ctx, unsigned t, size_t *out_len, uint32_t *crc)
+{
+	struct eager *g = ctx;
+	CHECK(t == g->waited++ % ER_DEC_MAX_JOBS);
+	*out_len = g->job[t].out_len;
+	*crc = g->job[t].crc;
+	return g->job[t].status;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dev d = { data, size, (size + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE };
@@ -173,7 +199,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink.dest = s_dest;
 		sink.commit = s_commit;
 	}
+	struct eager g = { { &g, e_submit, e_wait }, { { 0, 0, 0 } }, 0, 0 };
+	if ((size & 3) == 3)
+		b.dec = &g.e;
 	r = er_image_stream(&img, &src, &b, &sink, &err);
+	CHECK(g.waited == g.submitted);   /* nothing left running, refused or not */
 	if (r == ER_OK) {
 		CHECK(s.plans == 1);
 		CHECK(s.delivered == img.image_pages);
