@@ -370,16 +370,6 @@ static enum er_reason body_page(struct body *b, const uint8_t *p, struct er_erro
 	return ER_OK;
 }
 
-/* The running CRC of the body. */
-struct crc_state {
-	uint32_t c;
-};
-
-static void crc_add(struct crc_state *st, const uint8_t *p, size_t n)
-{
-	st->c = er_crc32_le(st->c, p, n);
-}
-
 /* direct_chunk(): "take the ordinary path" (never a refusal reason) */
 #define NOT_DIRECT ER_R_COUNT
 
@@ -438,7 +428,7 @@ static enum er_reason commit_direct(struct body *b, const struct er_sink *sink, 
 /* Zero-copy, inline: ER_OK when done, NOT_DIRECT when this chunk must take the
  * ordinary path. */
 static enum er_reason direct_chunk(struct body *b, const struct er_sink *sink, const uint8_t *in, size_t in_len,
-				   struct crc_state *crc, struct er_error *err)
+				   uint32_t *crc, struct er_error *err)
 {
 	uint64_t idx = 0, k = 0;
 	size_t out_len = 0;
@@ -451,7 +441,7 @@ static enum er_reason direct_chunk(struct body *b, const struct er_sink *sink, c
 	if (decompress(b->img->comp, in, in_len, out, k * ER_PAGE_SIZE, &out_len) != 0 || out_len != k * ER_PAGE_SIZE)
 		return NOT_DIRECT;
 	if (crc)
-		crc_add(crc, out, out_len);
+		*crc = er_crc32_le(*crc, out, out_len);
 	return commit_direct(b, sink, idx, k, err);
 }
 
@@ -468,36 +458,33 @@ struct pipeline {
 	unsigned n;
 };
 
-/* Wait for every queued chunk, in order, and check each: the CRC pieces join in order. */
-static enum er_reason drain(struct pipeline *pl, enum er_comp comp, struct crc_state *crc, struct er_error *err)
+/* What a queued chunk's job reported. */
+static enum er_reason check_job(const struct queued *q, enum er_comp comp, int dr, size_t out_len,
+				struct er_error *err)
+{
+	if (dr != 0)
+		FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): %s", (unsigned long long)q->chunk,
+		     (unsigned long long)q->s, dec_strerror(comp, dr));
+	if (out_len != q->k * ER_PAGE_SIZE)
+		FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): decompressed to %llu bytes, the PFN list wants %llu pages",
+		     (unsigned long long)q->chunk, (unsigned long long)q->s, (unsigned long long)out_len,
+		     (unsigned long long)q->k);
+	return ER_OK;
+}
+
+/* Wait for every queued chunk, in order, and check each: the CRC pieces join in order.
+ * After a failure the rest are only waited for (the engine must be idle on return). */
+static enum er_reason drain(struct pipeline *pl, enum er_comp comp, uint32_t *crc, struct er_error *err)
 {
 	enum er_reason r = ER_OK;
 	for (unsigned i = 0; i < pl->n; i++) {
-		struct queued *q = &pl->q[i];
 		size_t out_len = 0;
 		uint32_t c = 0;
-		int dr = pl->eng->wait(pl->eng->ctx, q->ticket, &out_len, &c);
-		if (r)
-			continue;   /* the rest is only waited for: the engine must be idle on return */
-		if (dr != 0) {
-			r = ER_R_DECOMPRESS;
-			if (err) {
-				err->reason = r;
-				er_snprintf(err->detail, sizeof(err->detail), "chunk %llu (stream page %llu): %s",
-					    (unsigned long long)q->chunk, (unsigned long long)q->s, dec_strerror(comp, dr));
-			}
-		} else if (out_len != q->k * ER_PAGE_SIZE) {
-			r = ER_R_DECOMPRESS;
-			if (err) {
-				err->reason = r;
-				er_snprintf(err->detail, sizeof(err->detail),
-					    "chunk %llu (stream page %llu): decompressed to %llu bytes, the PFN list wants %llu pages",
-					    (unsigned long long)q->chunk, (unsigned long long)q->s, (unsigned long long)out_len,
-					    (unsigned long long)q->k);
-			}
-		} else if (crc) {
-			crc->c = er_crc32_le_combine(crc->c, c, out_len);
-		}
+		int dr = pl->eng->wait(pl->eng->ctx, pl->q[i].ticket, &out_len, &c);
+		if (!r)
+			r = check_job(&pl->q[i], comp, dr, out_len, err);
+		if (!r && crc)
+			*crc = er_crc32_le_combine(*crc, c, out_len);
 	}
 	pl->n = 0;
 	return r;
@@ -508,44 +495,69 @@ static bool window_has(const struct window *w, uint64_t s, uint64_t n)
 	return s >= w->start && n <= w->count && s - w->start <= w->count - n;
 }
 
+/* The chunk at stream page s (p: its first page): its compressed length. */
+static enum er_reason chunk_len(const struct er_image *img, const uint8_t *p, uint64_t s, uint64_t *cmp_len,
+				struct er_error *err)
+{
+	*cmp_len = er_get_word(p, img->word);
+	if (*cmp_len == 0 || *cmp_len > ER_CHUNK_CMP_MAX)
+		FAIL(err, ER_R_CHUNK_LEN, "chunk %llu (stream page %llu): length %llu, allowed 1..%u",
+		     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)*cmp_len, ER_CHUNK_CMP_MAX);
+	return ER_OK;
+}
+
+/* The ordinary path: a chunk decompressed into unc and handed over page by page. */
+static enum er_reason unc_chunk(struct body *b, const uint8_t *in, size_t in_len, uint64_t s, uint8_t *unc,
+				uint32_t *crc, struct er_error *err)
+{
+	struct er_image *img = b->img;
+	size_t unc_len = 0;
+	enum er_reason r;
+	int dr = decompress(img->comp, in, in_len, unc, ER_CHUNK_BYTES, &unc_len);
+
+	if (dr != 0)
+		FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): %s", (unsigned long long)img->chunks,
+		     (unsigned long long)s, dec_strerror(img->comp, dr));
+	if (unc_len == 0 || unc_len % ER_PAGE_SIZE)
+		FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): decompressed to %llu bytes, not whole pages",
+		     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)unc_len);
+	if (unc_len / ER_PAGE_SIZE > b->total - b->done)
+		FAIL(err, ER_R_COUNTS, "chunk %llu holds %llu pages, only %llu remain", (unsigned long long)img->chunks,
+		     (unsigned long long)(unc_len / ER_PAGE_SIZE), (unsigned long long)(b->total - b->done));
+	if (crc)
+		*crc = er_crc32_le(*crc, unc, unc_len);
+	for (uint64_t off = 0; off < unc_len; off += ER_PAGE_SIZE) {
+		r = body_page(b, unc + off, err);
+		if (r)
+			return r;
+	}
+	return ER_OK;
+}
+
 /* The compressed body: chunk by chunk, each either queued on the engine (zero-copy
  * data chunks), decompressed into the sink's frames here, or decompressed into unc
  * and handed over page by page. Queued chunks are drained before the read window
  * moves (their input lives there) and before any chunk that is done here (order). */
 static enum er_reason stream_compressed(struct er_image *img, struct window *w, struct body *b,
 					const struct er_stream_buffers *buf, const struct er_sink *sink,
-					struct crc_state *crc, struct er_error *err)
+					uint32_t *crc, struct er_error *err)
 {
 	struct pipeline pl = { buf->dec, { { 0, 0, 0, 0 } }, 0 };
 	uint64_t s = 1;     /* stream page 0 is the header page */
 	const uint8_t *p;
-	enum er_reason r;
+	enum er_reason r = ER_OK;
 
 	while (b->done < b->total) {
-		uint64_t cmp_len, stored, unc_len = 0;
-		int dr;
+		uint64_t cmp_len, stored;
 
 		if (pl.n && !window_has(w, s, 1) && (r = drain(&pl, img->comp, crc, err)))
-			return r;
-		r = window_get(w, s, 1, &p, err);
-		if (r)
 			break;
-		cmp_len = er_get_word(p, img->word);
-		if (cmp_len == 0 || cmp_len > ER_CHUNK_CMP_MAX) {
-			r = ER_R_CHUNK_LEN;
-			if (err) {
-				err->reason = r;
-				er_snprintf(err->detail, sizeof(err->detail), "chunk %llu (stream page %llu): length %llu, allowed 1..%u",
-					    (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)cmp_len,
-					    ER_CHUNK_CMP_MAX);
-			}
+		if ((r = window_get(w, s, 1, &p, err)) || (r = chunk_len(img, p, s, &cmp_len, err)))
 			break;
-		}
 		stored = (img->word + cmp_len + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
 		if (pl.n && !window_has(w, s, stored) && (r = drain(&pl, img->comp, crc, err)))
-			return r;
-		r = window_get(w, s, stored, &p, err);
-		if (r)
+			break;
+		if ((r = window_get(w, s, stored, &p, err)))
 			break;
 
 		/* queued on the engine (asked once: a declined chunk goes the ordinary way) */
@@ -553,62 +565,32 @@ static enum er_reason stream_compressed(struct er_image *img, struct window *w, 
 		uint8_t *out = pl.eng ? direct_dest(b, sink, &idx, &k) : NULL;
 		if (out) {
 			if (pl.n == ER_DEC_MAX_JOBS && (r = drain(&pl, img->comp, crc, err)))
-				return r;
-			struct queued *q = &pl.q[pl.n];
+				break;
+			struct queued *q = &pl.q[pl.n++];
 			q->ticket = pl.eng->submit(pl.eng->ctx, img->comp, p + img->word, (size_t)cmp_len, out,
 						   k * ER_PAGE_SIZE);
 			q->chunk = img->chunks;
 			q->s = s;
 			q->k = k;
-			pl.n++;
 			r = commit_direct(b, sink, idx, k, err);
-			if (r)
+		} else {
+			/* done here, after what is queued */
+			if (pl.n && (r = drain(&pl, img->comp, crc, err)))
 				break;
-			img->chunks++;
-			img->stored_bytes += cmp_len;
-			s += stored;
-			continue;
+			r = pl.eng ? NOT_DIRECT : direct_chunk(b, sink, p + img->word, (size_t)cmp_len, crc, err);
+			if (r == NOT_DIRECT)
+				r = unc_chunk(b, p + img->word, (size_t)cmp_len, s, buf->unc, crc, err);
 		}
-		/* done here, after what is queued */
-		if (pl.n && (r = drain(&pl, img->comp, crc, err)))
-			return r;
-		r = pl.eng ? NOT_DIRECT : direct_chunk(b, sink, p + img->word, (size_t)cmp_len, crc, err);
-		if (r == ER_OK) {
-			img->chunks++;
-			img->stored_bytes += cmp_len;
-			s += stored;
-			continue;
-		}
-		if (r != NOT_DIRECT)
+		if (r)
 			break;
-		r = ER_OK;
-		size_t out_len = 0;
-		dr = decompress(img->comp, p + img->word, (size_t)cmp_len, buf->unc, ER_CHUNK_BYTES, &out_len);
-		unc_len = out_len;
-		if (dr != 0)
-			FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): %s", (unsigned long long)img->chunks,
-			     (unsigned long long)s, dec_strerror(img->comp, dr));
-		if (unc_len == 0 || unc_len % ER_PAGE_SIZE)
-			FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): decompressed to %llu bytes, not whole pages",
-			     (unsigned long long)img->chunks, (unsigned long long)s, (unsigned long long)unc_len);
-		if (unc_len / ER_PAGE_SIZE > b->total - b->done)
-			FAIL(err, ER_R_COUNTS, "chunk %llu holds %llu pages, only %llu remain", (unsigned long long)img->chunks,
-			     (unsigned long long)(unc_len / ER_PAGE_SIZE), (unsigned long long)(b->total - b->done));
-		if (crc)
-			crc_add(crc, buf->unc, unc_len);
-		for (uint64_t off = 0; off < unc_len; off += ER_PAGE_SIZE) {
-			r = body_page(b, buf->unc + off, err);
-			if (r)
-				return r;
-		}
 		img->chunks++;
 		img->stored_bytes += cmp_len;
 		s += stored;
 	}
 	/* on a refusal too: nothing may still be running when the caller gets control back */
 	if (pl.n) {
-		struct er_error e2;
-		enum er_reason r2 = drain(&pl, img->comp, crc, r ? &e2 : err);
+		struct er_error ignored;
+		enum er_reason r2 = drain(&pl, img->comp, crc, r ? &ignored : err);
 		if (!r)
 			r = r2;
 	}
@@ -622,7 +604,7 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 	struct window w = { img, src, buf->io, buf->io_pages, 0, 0 };
 	struct body b = { img, sink, buf->pfns, 0, img->nr_meta_pages + img->image_pages, 0, 0, 0, false };
 	bool crc = (img->flags & ER_SF_CRC32_MODE) != 0;
-	struct crc_state cs = { 0 };
+	uint32_t c = 0;
 	enum er_reason r;
 
 	if (!img->map)
@@ -639,7 +621,7 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 			if (r)
 				return r;
 			if (crc)
-				crc_add(&cs, p, ER_PAGE_SIZE);
+				c = er_crc32_le(c, p, ER_PAGE_SIZE);
 			r = body_page(&b, p, err);
 			if (r)
 				return r;
@@ -647,15 +629,15 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 		}
 		img->stored_bytes = b.total * ER_PAGE_SIZE;
 	} else {
-		r = stream_compressed(img, &w, &b, buf, sink, crc ? &cs : NULL, err);
+		r = stream_compressed(img, &w, &b, buf, sink, crc ? &c : NULL, err);
 		if (r)
 			return r;
 	}
-	img->crc_body = cs.c;
+	img->crc_body = c;
 	if (crc) {
 		img->crc_checked = true;
-		if (cs.c != img->crc32)
-			FAIL(err, ER_R_CRC, "the header records 0x%08x, the data gives 0x%08x", img->crc32, cs.c);
+		if (c != img->crc32)
+			FAIL(err, ER_R_CRC, "the header records 0x%08x, the data gives 0x%08x", img->crc32, c);
 	}
 	return ER_OK;
 }

@@ -41,16 +41,6 @@ static BOOLEAN is_image(enum er_swap_kind k)
 	return k == ER_SWAP_IMAGE || k == ER_SWAP_IMAGE_2004;
 }
 
-/* What the swap header at page `at` of d says (ER_SWAP_NONE when unreadable). */
-static enum er_swap_kind probe(const struct er_blockdev *d, UINT64 at, UINT8 *page)
-{
-	if (d->size < ER_PAGE_SIZE || at > d->size / ER_PAGE_SIZE - 1)
-		return ER_SWAP_NONE;
-	if (EFI_ERROR(er_blockdev_read(d, at * ER_PAGE_SIZE, page, ER_PAGE_SIZE)))
-		return ER_SWAP_NONE;
-	return er_swap_classify(page);
-}
-
 static BOOLEAN is_resume_dev(const struct er_config *cfg, const struct er_blockdev *d)
 {
 	if (cfg->resume_mbr_part)
@@ -60,26 +50,24 @@ static BOOLEAN is_resume_dev(const struct er_config *cfg, const struct er_blockd
 }
 
 /* A swap file at page `at` of d: reported, and taken when it holds an image. */
-static BOOLEAN try_swap_file(struct er_blockdev *d, UINT64 at, const char *why, UINT8 *page,
-			     struct er_swapdev *image)
+static void try_swap_file(struct er_blockdev *d, UINT64 at, const char *why, UINT8 *page, struct er_swapdev *image)
 {
+	enum er_swap_kind kind = ER_SWAP_NONE;
 	if (at >= d->size / ER_PAGE_SIZE) {
 		log_warn(L"swap file at page %ld of %a (%a): beyond the partition (%ld pages)\n", at, d->id, why,
 			 d->size / ER_PAGE_SIZE);
-		return FALSE;
+		return;
 	}
-	enum er_swap_kind kind = probe(d, at, page);
+	if (!EFI_ERROR(er_blockdev_read(d, at * ER_PAGE_SIZE, page, ER_PAGE_SIZE)))
+		kind = er_swap_classify(page);
 	log_info(L"swap file at page %ld of %a (%a): %a\n", at, d->id, why, er_swap_kind_name(kind));
-	if (kind == ER_SWAP_IMAGE_2004) {
+	if (kind == ER_SWAP_IMAGE_2004)
 		log_warn(L"%a: a 2004-format image in a swap file is not supported\n", d->id);
-		return FALSE;
-	}
 	if (kind != ER_SWAP_IMAGE)
-		return FALSE;
+		return;
 	image->dev = d;
 	image->kind = kind;
 	image->header_page = at;
-	return TRUE;
 }
 
 /* HibernateLocation names a swap file: the partition whose filesystem has that UUID

@@ -21,24 +21,29 @@ esp_put "$d/disk.img" "$BUILD/efiresume-$arch.efi" "::/EFI/BOOT/$(efi_boot_name 
 # the fallback kernel only reports and powers off (efiresume_probe)
 sed 's/^options \(.*\)$/options \1 efiresume_probe/' "$fx/efiresume.conf" > "$d/efiresume.conf"
 mem=${MEM:-512}
+# offsets below are within the swap partition (tests/lib/layout.sh)
+LAYOUT_BASE=$(swap_offset)
+# middle_chunk: chunks, k (the middle chunk), s (its first stream page), word, of an LZO image
+middle_chunk() {
+	local json comp
+	json=$("$BUILD/swsusp-inspect" --json "$d/disk.img")
+	comp=$(echo "$json" | sed -n 's/.*"compression": "\([a-z0-9]*\)".*/\1/p')
+	chunks=$(echo "$json" | sed -n 's/.*"chunks": \([0-9]*\).*/\1/p')
+	word=8; [ "$arch" = ia32 ] && word=4
+	[ "$comp" = lzo ] && [ "${chunks:-0}" -gt 1 ] || die "$case wants an LZO image (compression '$comp', $chunks chunks)"
+	load_layout "$d/disk.img"
+	k=$((chunks / 2))
+	s=$(chunk_at "$d/disk.img" $word $k)
+}
 case $case in
 flip)
 	# the first literal of the middle chunk's LZO stream: it still decompresses, to
 	# different data, so only the CRC32 can catch it (a byte at a fixed page offset may
 	# fall into a chunk's page padding, which no reader looks at)
-	json=$("$BUILD/swsusp-inspect" --json "$d/disk.img")
-	comp=$(echo "$json" | sed -n 's/.*"compression": "\([a-z0-9]*\)".*/\1/p')
-	chunks=$(echo "$json" | sed -n 's/.*"chunks": \([0-9]*\).*/\1/p')
-	word=8; [ "$arch" = ia32 ] && word=4
-	[ "$comp" = lzo ] && [ "${chunks:-0}" -gt 1 ] || die "flip wants an LZO image (compression '$comp', $chunks chunks)"
-	LAYOUT_BASE=$(swap_offset)
-	load_layout "$d/disk.img"
-	k=$((chunks / 2))
-	s=$(chunk_at "$d/disk.img" $word $k)
+	middle_chunk
 	off=$(lzo_literal "$d/disk.img" "$s" $word)
 	b=$(le "$d/disk.img" "$off" 1)
 	put_le "$d/disk.img" "$off" $(( (b ^ 0x5a) & 255 )) 1
-	LAYOUT_BASE=0
 	echo "  flipped the first literal of chunk $k of $chunks (swap byte $off: $b -> $(( (b ^ 0x5a) & 255 )))"
 	want='image refused: the CRC32 of the image data differs'
 	;;
@@ -50,26 +55,17 @@ memsize)
 garble)
 	# the middle chunk's compressed data from byte 200 of its first page on: it no
 	# longer decompresses (with 2 CPUs: on whichever CPU took the chunk)
-	json=$("$BUILD/swsusp-inspect" --json "$d/disk.img")
-	chunks=$(echo "$json" | sed -n 's/.*"chunks": \([0-9]*\).*/\1/p')
-	word=8; [ "$arch" = ia32 ] && word=4
-	LAYOUT_BASE=$(swap_offset)
-	load_layout "$d/disk.img"
-	k=$((chunks / 2))
-	s=$(chunk_at "$d/disk.img" $word $k)
+	middle_chunk
 	off=$(cbyte "$d/disk.img" "$s" 200)
-	LAYOUT_BASE=0
 	head -c $((4096 - 200)) /dev/zero | tr '\0' '\377' |
 		dd of="$d/disk.img" bs=1 seek=$(($(swap_offset) + off)) conv=notrunc status=none
 	echo "  garbled chunk $k of $chunks from swap byte $off to the end of its first page"
 	want='image refused: a compressed chunk does not decompress'
 	;;
 hwsig)
-	LAYOUT_BASE=$(swap_offset)
 	flags=$(le "$d/disk.img" 4072 4)
 	put_le "$d/disk.img" 4072 $((flags | 8)) 4
 	put_le "$d/disk.img" 4056 $((0x5eed0bad)) 4
-	LAYOUT_BASE=0
 	echo "  page 0: flags $flags -> $((flags | 8)) (SF_HW_SIG), hw_sig 0x5eed0bad"
 	want='image refused: the ACPI hardware signature differs from the image.s: image 0x5eed0bad, this machine 0x[0-9a-f]{8}'
 	;;
@@ -100,7 +96,7 @@ if [ "$case" = hwsig ]; then
 	sig=$(sed -nE 's/.*this machine 0x([0-9a-f]{8}).*/\1/p' "$d/boot2.log.txt" | head -1)
 	echo "with the machine's own hardware signature 0x${sig:-?} in page 0, a real resume:"
 	[ -n "$sig" ] || { echo "  MISSING: the machine's signature in the refusal"; exit 1; }
-	LAYOUT_BASE=$(swap_offset) put_le "$d/disk.img" 4056 $((0x$sig)) 4
+	put_le "$d/disk.img" 4056 $((0x$sig)) 4
 fi
 if [ "$case" = dryrun ] || [ "$case" = hwsig ]; then
 	[ "$case" = dryrun ] && echo "after the dry run, a real resume of the same image:"
