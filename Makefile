@@ -103,7 +103,7 @@ HOST_SAN_OBJS = $(patsubst %.c,$(BUILD)/host-san/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS   = $(wildcard tests/unit/test_*.c)
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS)) \
 	      $(patsubst tests/unit/%.c,$(BUILD)/unit-O2/%,$(UNIT_SRCS))
-UNIT_LIBS   = -lcmocka -llzo2 -llz4 -lz
+UNIT_LIBS   = -lcmocka -llzo2 -llz4 -lz -lcrypto -largon2 -lpthread
 TOOL_SRCS   = $(wildcard tools/*.c)
 TOOL_BINS   = $(patsubst tools/%.c,$(BUILD)/%,$(TOOL_SRCS))
 
@@ -127,6 +127,11 @@ $(BUILD)/unit-O2/%: tests/unit/%.c $(HOST_LIB_OBJS) $(wildcard tests/unit/*.h)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) $(UNIT_LIBS) -o $@
 
 $(BUILD)/seeds-check: tests/seeds/check-image.c tests/seeds/seeds.h $(HOST_LIB_OBJS)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) -o $@
+
+# swsusp-inspect ships in the .deb: it links nothing beyond libc
+$(BUILD)/swsusp-inspect: tools/swsusp-inspect.c $(HOST_LIB_OBJS)
+	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) -o $@
 
 $(BUILD)/%: tools/%.c $(HOST_LIB_OBJS)
