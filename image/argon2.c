@@ -225,6 +225,12 @@ uint64_t er_argon2_mem_bytes(const struct er_argon2_params *p)
 	return (uint64_t)lane_length * p->lanes * ER_ARGON2_BLOCK_SIZE;
 }
 
+/* a length Argon2 encodes as LE32 (size_t is 32 or 64 bits) */
+static inline bool fits32(size_t n)
+{
+	return (uint64_t)n >> 32 == 0;
+}
+
 static void block_from_bytes(struct block *b, const uint8_t *bytes)
 {
 	for (unsigned i = 0; i < QWORDS; i++)
@@ -262,11 +268,11 @@ bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, con
 	need = (uint64_t)lane_length * p->lanes * ER_ARGON2_BLOCK_SIZE;
 	if (p->type != ER_ARGON2I && p->type != ER_ARGON2ID)
 		goto bad;
-	if (p->t_cost < 1 || outlen < ER_ARGON2_MIN_OUTLEN || (uint64_t)outlen > 0xFFFFFFFFull)
+	if (p->t_cost < 1 || outlen < ER_ARGON2_MIN_OUTLEN || !fits32(outlen))
 		goto bad;
-	if ((uint64_t)p->pwdlen > 0xFFFFFFFFull || (p->pwdlen && !p->pwd))
+	if (!fits32(p->pwdlen) || (p->pwdlen && !p->pwd))
 		goto bad;
-	if (p->saltlen < ER_ARGON2_MIN_SALTLEN || (uint64_t)p->saltlen > 0xFFFFFFFFull || !p->salt)
+	if (p->saltlen < ER_ARGON2_MIN_SALTLEN || !fits32(p->saltlen) || !p->salt)
 		goto bad;
 	/* the memory must be there and addressable: on ia32 4 GiB does not fit a size_t */
 	if (memlen < need || need > (uint64_t)SIZE_MAX || ((uintptr_t)mem & 7))

@@ -150,7 +150,7 @@ bool er_blake2b_long(uint8_t *out, size_t outlen, const void *a, size_t alen, co
 	struct er_blake2b c;
 	uint8_t lenle[4], v[ER_BLAKE2B_OUTMAX];
 
-	if (outlen == 0 || (uint64_t)outlen > 0xFFFFFFFFull)
+	if (outlen == 0 || (uint64_t)outlen >> 32 != 0)
 		return false;
 	er_put_le32(lenle, (uint32_t)outlen);
 	if (outlen <= ER_BLAKE2B_OUTMAX) {
