@@ -7,6 +7,7 @@
  * lanes' last blocks. The memory is wiped before returning. */
 #include "image/argon2.h"
 #include "image/blake2b.h"
+#include "image/wipe.h"
 
 #define QWORDS (ER_ARGON2_BLOCK_SIZE / 8)     /* 128 64-bit words in a block */
 #define PREHASH_LEN 64
@@ -31,21 +32,6 @@ struct slice_job {
 	uint32_t pass;
 	uint32_t slice;
 };
-
-static void wipe(void *p, size_t n)
-{
-	volatile uint8_t *v = p;
-	while (n--)
-		*v++ = 0;
-}
-
-/* wipe n blocks a word at a time (the memory can be 1 GiB) */
-static void wipe_blocks(struct block *b, uint32_t n)
-{
-	volatile uint64_t *v = (volatile uint64_t *)b;
-	for (uint64_t i = 0, words = (uint64_t)n * QWORDS; i < words; i++)
-		v[i] = 0;
-}
 
 static inline uint64_t rotr64(uint64_t x, unsigned n)
 {
@@ -194,7 +180,7 @@ static void fill_segment(const struct instance *in, uint32_t pass, uint32_t slic
 		const struct block *ref = in->mem + (size_t)ref_lane * in->lane_length + ref_index;
 		fill_block(&lane_base[prev], ref, &lane_base[cur], pass != 0, &s.r, &s.z);
 	}
-	wipe(&s, sizeof(s));
+	er_wipe(&s, sizeof(s));
 }
 
 static void lane_fn(void *arg, uint32_t lane)
@@ -250,8 +236,9 @@ static void hash_le32(struct er_blake2b *c, uint32_t v)
 	er_blake2b_update(c, b, sizeof(b));
 }
 
-bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, const struct er_lanes *lanes,
-	       uint8_t *out, size_t outlen)
+bool er_argon2_ex(const struct er_argon2_params *p, const uint8_t *secret, size_t secretlen,
+		  const uint8_t *ad, size_t adlen, void *mem, uint64_t memlen, const struct er_lanes *lanes,
+		  uint8_t *out, size_t outlen)
 {
 	struct instance in;
 	uint32_t lane_length;
@@ -274,6 +261,8 @@ bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, con
 		goto bad;
 	if (p->saltlen < ER_ARGON2_MIN_SALTLEN || !fits32(p->saltlen) || !p->salt)
 		goto bad;
+	if (!fits32(secretlen) || (secretlen && !secret) || !fits32(adlen) || (adlen && !ad))
+		goto bad;
 	/* the memory must be there and addressable: on ia32 4 GiB does not fit a size_t */
 	if (memlen < need || need > (uint64_t)SIZE_MAX || ((uintptr_t)mem & 7))
 		goto bad;
@@ -286,7 +275,7 @@ bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, con
 	in.blocks = lane_length * p->lanes;
 	in.type = p->type;
 
-	/* H0 = H^64(p, T, m, t, v, y, len(P) P, len(S) S, len(K) K, len(X) X) with K and X empty */
+	/* H0 = H^64(p, T, m, t, v, y, len(P) P, len(S) S, len(K) K, len(X) X) */
 	er_blake2b_init(&c, PREHASH_LEN);
 	hash_le32(&c, p->lanes);
 	hash_le32(&c, (uint32_t)outlen);
@@ -298,8 +287,10 @@ bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, con
 	er_blake2b_update(&c, p->pwd, p->pwdlen);
 	hash_le32(&c, (uint32_t)p->saltlen);
 	er_blake2b_update(&c, p->salt, p->saltlen);
-	hash_le32(&c, 0);
-	hash_le32(&c, 0);
+	hash_le32(&c, (uint32_t)secretlen);
+	er_blake2b_update(&c, secret, secretlen);
+	hash_le32(&c, (uint32_t)adlen);
+	er_blake2b_update(&c, ad, adlen);
 	er_blake2b_final(&c, seed);
 
 	/* B[lane][j] = H'^1024(H0 || LE32(j) || LE32(lane)) for j = 0, 1 */
@@ -335,13 +326,19 @@ bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, con
 	block_to_bytes(bytes, &acc);
 	er_blake2b_long(out, outlen, bytes, sizeof(bytes), NULL, 0);
 
-	wipe(seed, sizeof(seed));
-	wipe(bytes, sizeof(bytes));
-	wipe(&acc, sizeof(acc));
-	/* every block we wrote (need <= memlen; the rest of mem was never touched) */
-	wipe_blocks(in.mem, in.blocks);
+	er_wipe(seed, sizeof(seed));
+	er_wipe(bytes, sizeof(bytes));
+	er_wipe(&acc, sizeof(acc));
+	/* every block we wrote (need <= memlen, <= SIZE_MAX; the rest of mem was never touched) */
+	er_wipe(in.mem, (size_t)need);
 	return true;
 bad:
 	/* refused before anything was derived: mem is untouched */
 	return false;
+}
+
+bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, const struct er_lanes *lanes,
+	       uint8_t *out, size_t outlen)
+{
+	return er_argon2_ex(p, NULL, 0, NULL, 0, mem, memlen, lanes, out, outlen);
 }

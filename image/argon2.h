@@ -8,7 +8,8 @@
  * and on other CPUs (EFI MP services in the loader, pthreads in the host tests).
  *
  * Everything derived from the password (H0, the memory blocks, blocks on the stack) is wiped
- * before er_argon2 returns, on success and on failure. */
+ * before er_argon2 returns. A refusal (false) happens before anything is derived and leaves
+ * mem untouched. mem must be 8-byte aligned (any allocator's memory is). */
 #ifndef EFIRESUME_IMAGE_ARGON2_H
 #define EFIRESUME_IMAGE_ARGON2_H
 
@@ -47,5 +48,11 @@ uint64_t er_argon2_mem_bytes(const struct er_argon2_params *p);
 /* returns false for parameters out of range (RFC 9106 limits; memory smaller than needed) */
 bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, const struct er_lanes *lanes,
                uint8_t *out, size_t outlen);   /* wipes mem before returning */
+
+/* er_argon2 with RFC 9106's secret value K and associated data X (LUKS uses neither;
+ * this is for the RFC's test vectors). Either may be NULL with length 0. */
+bool er_argon2_ex(const struct er_argon2_params *p, const uint8_t *secret, size_t secretlen,
+		  const uint8_t *ad, size_t adlen, void *mem, uint64_t memlen, const struct er_lanes *lanes,
+		  uint8_t *out, size_t outlen);
 
 #endif

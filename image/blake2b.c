@@ -1,12 +1,6 @@
 /* BLAKE2b (RFC 7693) and Argon2's H' (RFC 9106 section 3.3), freestanding. */
 #include "image/blake2b.h"
-
-static void wipe(void *p, size_t n)
-{
-	volatile uint8_t *v = p;
-	while (n--)
-		*v++ = 0;
-}
+#include "image/wipe.h"
 
 static const uint64_t iv[8] = {
 	0x6A09E667F3BCC908ull, 0xBB67AE8584CAA73Bull, 0x3C6EF372FE94F82Bull, 0xA54FF53A5F1D36F1ull,
@@ -66,8 +60,8 @@ static void compress(struct er_blake2b *c, const uint8_t *block, bool last)
 	}
 	for (unsigned i = 0; i < 8; i++)
 		c->h[i] ^= v[i] ^ v[i + 8];
-	wipe(m, sizeof(m));
-	wipe(v, sizeof(v));
+	er_wipe(m, sizeof(m));
+	er_wipe(v, sizeof(v));
 }
 
 static void add_counter(struct er_blake2b *c, uint64_t n)
@@ -130,8 +124,8 @@ void er_blake2b_final(struct er_blake2b *c, uint8_t *out)
 	for (unsigned i = 0; i < 8; i++)
 		er_put_le64(full + 8 * i, c->h[i]);
 	er_memcpy(out, full, c->outlen);
-	wipe(full, sizeof(full));
-	wipe(c, sizeof(*c));
+	er_wipe(full, sizeof(full));
+	er_wipe(c, sizeof(*c));
 }
 
 bool er_blake2b(uint8_t *out, size_t outlen, const void *data, size_t n)
@@ -179,6 +173,6 @@ bool er_blake2b_long(uint8_t *out, size_t outlen, const void *a, size_t alen, co
 	}
 	er_blake2b(v, left, v, ER_BLAKE2B_OUTMAX);
 	er_memcpy(out, v, left);
-	wipe(v, sizeof(v));
+	er_wipe(v, sizeof(v));
 	return true;
 }
