@@ -1,0 +1,703 @@
+/* AES-128/256-XTS (IEEE 1619-2007, NIST SP 800-38E) with the plain64 tweak, as dm-crypt
+ * (aes-xts-plain64) and OpenSSL's EVP_aes_*_xts compute it, one sector per data unit.
+ *
+ * Two block-cipher back ends:
+ *  - AES-NI (inline asm, four blocks interleaved), when CPUID reports AES and SSE2 and, in
+ *    the EFI build, CR4.OSFXSR says the firmware enabled SSE (on ia32 it may not have);
+ *  - a table-free constant-time one otherwise: the state of four blocks is bit-sliced into
+ *    eight 64-bit words (one per bit of a byte), the S-box is the Boyar-Peralta circuit
+ *    (the one BearSSL's aes_ct uses), the inverse S-box is the inverse affine map around
+ *    it. No memory access depends on key or data.
+ * Keys are expanded once, in er_aes_xts_init, into both forms. */
+#include "image/aes.h"
+#include "image/shim.h"
+#include "image/wipe.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define ER_HAVE_AESNI_CODE 1
+#else
+#define ER_HAVE_AESNI_CODE 0
+#endif
+
+static bool force_soft;
+
+void er_aes_force_soft(bool soft)
+{
+	force_soft = soft;
+}
+
+/* ------------------------------------------------------------------ bit-sliced core */
+/* Plane k (q[k]) holds bit k of every state byte; the byte in row r, column c of block b
+ * (0..3) sits at bit 16 r + 4 c + b. Rows are 16-bit lanes, so MixColumns' "next row" is
+ * a rotation of the whole word by 16, and ShiftRows rotates within each lane. */
+
+/* The AES S-box on all 64 bytes at once: Boyar and Peralta's depth-16 circuit
+ * (J. Boyar, R. Peralta, "A depth-16 circuit for the AES S-box", 2011). */
+static void bs_sbox(uint64_t *q)
+{
+	uint64_t x0, x1, x2, x3, x4, x5, x6, x7;
+	uint64_t y1, y2, y3, y4, y5, y6, y7, y8, y9;
+	uint64_t y10, y11, y12, y13, y14, y15, y16, y17, y18, y19;
+	uint64_t y20, y21;
+	uint64_t z0, z1, z2, z3, z4, z5, z6, z7, z8, z9;
+	uint64_t z10, z11, z12, z13, z14, z15, z16, z17;
+	uint64_t t0, t1, t2, t3, t4, t5, t6, t7, t8, t9;
+	uint64_t t10, t11, t12, t13, t14, t15, t16, t17, t18, t19;
+	uint64_t t20, t21, t22, t23, t24, t25, t26, t27, t28, t29;
+	uint64_t t30, t31, t32, t33, t34, t35, t36, t37, t38, t39;
+	uint64_t t40, t41, t42, t43, t44, t45, t46, t47, t48, t49;
+	uint64_t t50, t51, t52, t53, t54, t55, t56, t57, t58, t59;
+	uint64_t t60, t61, t62, t63, t64, t65, t66, t67;
+	uint64_t s0, s1, s2, s3, s4, s5, s6, s7;
+
+	x0 = q[7]; x1 = q[6]; x2 = q[5]; x3 = q[4];
+	x4 = q[3]; x5 = q[2]; x6 = q[1]; x7 = q[0];
+
+	/* top linear transformation */
+	y14 = x3 ^ x5;
+	y13 = x0 ^ x6;
+	y9 = x0 ^ x3;
+	y8 = x0 ^ x5;
+	t0 = x1 ^ x2;
+	y1 = t0 ^ x7;
+	y4 = y1 ^ x3;
+	y12 = y13 ^ y14;
+	y2 = y1 ^ x0;
+	y5 = y1 ^ x6;
+	y3 = y5 ^ y8;
+	t1 = x4 ^ y12;
+	y15 = t1 ^ x5;
+	y20 = t1 ^ x1;
+	y6 = y15 ^ x7;
+	y10 = y15 ^ t0;
+	y11 = y20 ^ y9;
+	y7 = x7 ^ y11;
+	y17 = y10 ^ y11;
+	y19 = y10 ^ y8;
+	y16 = t0 ^ y11;
+	y21 = y13 ^ y16;
+	y18 = x0 ^ y16;
+
+	/* non-linear section */
+	t2 = y12 & y15;
+	t3 = y3 & y6;
+	t4 = t3 ^ t2;
+	t5 = y4 & x7;
+	t6 = t5 ^ t2;
+	t7 = y13 & y16;
+	t8 = y5 & y1;
+	t9 = t8 ^ t7;
+	t10 = y2 & y7;
+	t11 = t10 ^ t7;
+	t12 = y9 & y11;
+	t13 = y14 & y17;
+	t14 = t13 ^ t12;
+	t15 = y8 & y10;
+	t16 = t15 ^ t12;
+	t17 = t4 ^ t14;
+	t18 = t6 ^ t16;
+	t19 = t9 ^ t14;
+	t20 = t11 ^ t16;
+	t21 = t17 ^ y20;
+	t22 = t18 ^ y19;
+	t23 = t19 ^ y21;
+	t24 = t20 ^ y18;
+
+	t25 = t21 ^ t22;
+	t26 = t21 & t23;
+	t27 = t24 ^ t26;
+	t28 = t25 & t27;
+	t29 = t28 ^ t22;
+	t30 = t23 ^ t24;
+	t31 = t22 ^ t26;
+	t32 = t31 & t30;
+	t33 = t32 ^ t24;
+	t34 = t23 ^ t33;
+	t35 = t27 ^ t33;
+	t36 = t24 & t35;
+	t37 = t36 ^ t34;
+	t38 = t27 ^ t36;
+	t39 = t29 & t38;
+	t40 = t25 ^ t39;
+
+	t41 = t40 ^ t37;
+	t42 = t29 ^ t33;
+	t43 = t29 ^ t40;
+	t44 = t33 ^ t37;
+	t45 = t42 ^ t41;
+	z0 = t44 & y15;
+	z1 = t37 & y6;
+	z2 = t33 & x7;
+	z3 = t43 & y16;
+	z4 = t40 & y1;
+	z5 = t29 & y7;
+	z6 = t42 & y11;
+	z7 = t45 & y17;
+	z8 = t41 & y10;
+	z9 = t44 & y12;
+	z10 = t37 & y3;
+	z11 = t33 & y4;
+	z12 = t43 & y13;
+	z13 = t40 & y5;
+	z14 = t29 & y2;
+	z15 = t42 & y9;
+	z16 = t45 & y14;
+	z17 = t41 & y8;
+
+	/* bottom linear transformation */
+	t46 = z15 ^ z16;
+	t47 = z10 ^ z11;
+	t48 = z5 ^ z13;
+	t49 = z9 ^ z10;
+	t50 = z2 ^ z12;
+	t51 = z2 ^ z5;
+	t52 = z7 ^ z8;
+	t53 = z0 ^ z3;
+	t54 = z6 ^ z7;
+	t55 = z16 ^ z17;
+	t56 = z12 ^ t48;
+	t57 = t50 ^ t53;
+	t58 = z4 ^ t46;
+	t59 = z3 ^ t54;
+	t60 = t46 ^ t57;
+	t61 = z14 ^ t57;
+	t62 = t52 ^ t58;
+	t63 = t49 ^ t58;
+	t64 = z4 ^ t59;
+	t65 = t61 ^ t62;
+	t66 = z1 ^ t63;
+	s0 = t59 ^ t63;
+	s6 = t56 ^ ~t62;
+	s7 = t48 ^ ~t60;
+	t67 = t64 ^ t65;
+	s3 = t53 ^ t66;
+	s4 = t51 ^ t66;
+	s5 = t47 ^ t65;
+	s1 = t64 ^ ~s3;
+	s2 = t55 ^ ~t67;
+
+	q[7] = s0; q[6] = s1; q[5] = s2; q[4] = s3;
+	q[3] = s4; q[2] = s5; q[1] = s6; q[0] = s7;
+}
+
+/* the inverse of the S-box's affine map: b_i = x_(i+2) ^ x_(i+5) ^ x_(i+7) ^ (0x05)_i */
+static void bs_inv_affine(uint64_t *q)
+{
+	uint64_t x[8];
+
+	for (int i = 0; i < 8; i++)
+		x[i] = q[i];
+	for (int i = 0; i < 8; i++)
+		q[i] = x[(i + 2) & 7] ^ x[(i + 5) & 7] ^ x[(i + 7) & 7];
+	q[0] = ~q[0];
+	q[2] = ~q[2];
+}
+
+/* S = A o inv, so S^-1 = inv o A^-1 = A^-1 o S o A^-1 (inv = A^-1 o S) */
+static void bs_inv_sbox(uint64_t *q)
+{
+	bs_inv_affine(q);
+	bs_sbox(q);
+	bs_inv_affine(q);
+}
+
+static void bs_shift_rows(uint64_t *q)
+{
+	for (int i = 0; i < 8; i++) {
+		uint64_t x = q[i];
+		q[i] = (x & 0x000000000000FFFFull)
+			| ((x & 0x00000000FFF00000ull) >> 4) | ((x & 0x00000000000F0000ull) << 12)
+			| ((x & 0x0000FF0000000000ull) >> 8) | ((x & 0x000000FF00000000ull) << 8)
+			| ((x & 0xF000000000000000ull) >> 12) | ((x & 0x0FFF000000000000ull) << 4);
+	}
+}
+
+static void bs_inv_shift_rows(uint64_t *q)
+{
+	for (int i = 0; i < 8; i++) {
+		uint64_t x = q[i];
+		q[i] = (x & 0x000000000000FFFFull)
+			| ((x & 0x000000000FFF0000ull) << 4) | ((x & 0x00000000F0000000ull) >> 12)
+			| ((x & 0x0000FF0000000000ull) >> 8) | ((x & 0x000000FF00000000ull) << 8)
+			| ((x & 0xFFF0000000000000ull) >> 4) | ((x & 0x000F000000000000ull) << 12);
+	}
+}
+
+static inline uint64_t rot16(uint64_t x) { return (x >> 16) | (x << 48); }
+static inline uint64_t rot32(uint64_t x) { return (x >> 32) | (x << 32); }
+
+/* multiply every byte by x (02) in GF(2^8) mod x^8 + x^4 + x^3 + x + 1 */
+static void bs_xtime(const uint64_t *a, uint64_t *r)
+{
+	uint64_t h = a[7];
+	r[7] = a[6]; r[6] = a[5]; r[5] = a[4]; r[4] = a[3] ^ h;
+	r[3] = a[2] ^ h; r[2] = a[1]; r[1] = a[0] ^ h; r[0] = h;
+}
+
+/* out_r = 02 a_r ^ 03 a_(r+1) ^ a_(r+2) ^ a_(r+3) = 02 t ^ a_(r+1) ^ rot32(t), t = a ^ a_(r+1) */
+static void bs_mix_columns(uint64_t *q)
+{
+	uint64_t s[8], t[8], x[8];
+
+	for (int i = 0; i < 8; i++) {
+		s[i] = rot16(q[i]);
+		t[i] = q[i] ^ s[i];
+	}
+	bs_xtime(t, x);
+	for (int i = 0; i < 8; i++)
+		q[i] = x[i] ^ s[i] ^ rot32(t[i]);
+}
+
+/* InvMixColumns = MixColumns o (a_r ^ 04 (a_r ^ a_(r+2))): d(x) = (04 x^2 + 05) c(x) */
+static void bs_inv_mix_columns(uint64_t *q)
+{
+	uint64_t t[8], x[8];
+
+	for (int i = 0; i < 8; i++)
+		t[i] = q[i] ^ rot32(q[i]);
+	bs_xtime(t, x);
+	bs_xtime(x, t);
+	for (int i = 0; i < 8; i++)
+		q[i] ^= t[i];
+	bs_mix_columns(q);
+}
+
+static inline void bs_add_key(uint64_t *q, const uint64_t *k)
+{
+	for (int i = 0; i < 8; i++)
+		q[i] ^= k[i];
+}
+
+/* transpose the 8x8 bit matrix in x (bit 8 i + k <-> bit 8 k + i) */
+static inline uint64_t transpose8(uint64_t x)
+{
+	uint64_t t;
+	t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull; x ^= t ^ (t << 7);
+	t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull; x ^= t ^ (t << 14);
+	t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull; x ^= t ^ (t << 28);
+	return x;
+}
+
+/* Bytes in slice order a[16 r + 4 c + b], as 8 little-endian words, <-> planes: a bit
+ * transpose of each word (byte i bit k -> byte k bit i), then a byte transpose across the
+ * words; the way back does the same two steps in the other order. */
+static void bs_byte_transpose(const uint64_t *in, uint64_t *out)
+{
+	for (int k = 0; k < 8; k++) {
+		uint64_t v = 0;
+		for (int j = 0; j < 8; j++)
+			v |= ((in[j] >> (8 * k)) & 0xFF) << (8 * j);
+		out[k] = v;
+	}
+}
+
+static void bs_to_planes(const uint64_t *w, uint64_t *q)
+{
+	uint64_t x[8];
+
+	for (int j = 0; j < 8; j++)
+		x[j] = transpose8(w[j]);
+	bs_byte_transpose(x, q);
+}
+
+static void bs_from_planes(const uint64_t *q, uint64_t *w)
+{
+	uint64_t y[8];
+
+	bs_byte_transpose(q, y);
+	for (int j = 0; j < 8; j++)
+		w[j] = transpose8(y[j]);
+}
+
+/* n (1..4) blocks of 16 bytes -> planes; missing blocks are zero */
+static void bs_load(uint64_t *q, const uint8_t *blocks, size_t n)
+{
+	uint8_t a[64];
+	uint64_t w[8];
+
+	er_memset(a, 0, sizeof(a));
+	for (size_t b = 0; b < n; b++)
+		for (int i = 0; i < 16; i++)
+			a[16 * (i & 3) + 4 * (i >> 2) + b] = blocks[16 * b + i];
+	for (int j = 0; j < 8; j++)
+		w[j] = er_le64(a + 8 * j);
+	bs_to_planes(w, q);
+	er_wipe(a, sizeof(a));
+	er_wipe(w, sizeof(w));
+}
+
+static void bs_store(const uint64_t *q, uint8_t *blocks, size_t n)
+{
+	uint8_t a[64];
+	uint64_t w[8];
+
+	bs_from_planes(q, w);
+	for (int j = 0; j < 8; j++)
+		er_put_le64(a + 8 * j, w[j]);
+	for (size_t b = 0; b < n; b++)
+		for (int i = 0; i < 16; i++)
+			blocks[16 * b + i] = a[16 * (i & 3) + 4 * (i >> 2) + b];
+	er_wipe(a, sizeof(a));
+	er_wipe(w, sizeof(w));
+}
+
+static void bs_encrypt(const uint64_t (*rk)[8], uint32_t rounds, uint64_t *q)
+{
+	bs_add_key(q, rk[0]);
+	for (uint32_t r = 1; r < rounds; r++) {
+		bs_sbox(q);
+		bs_shift_rows(q);
+		bs_mix_columns(q);
+		bs_add_key(q, rk[r]);
+	}
+	bs_sbox(q);
+	bs_shift_rows(q);
+	bs_add_key(q, rk[rounds]);
+}
+
+static void bs_decrypt(const uint64_t (*rk)[8], uint32_t rounds, uint64_t *q)
+{
+	bs_add_key(q, rk[rounds]);
+	for (uint32_t r = rounds - 1; r > 0; r--) {
+		bs_inv_shift_rows(q);
+		bs_inv_sbox(q);
+		bs_add_key(q, rk[r]);
+		bs_inv_mix_columns(q);
+	}
+	bs_inv_shift_rows(q);
+	bs_inv_sbox(q);
+	bs_add_key(q, rk[0]);
+}
+
+/* ------------------------------------------------------------------ key schedule */
+/* SubWord through the bit-sliced S-box (constant time): byte j of w in bit j of each plane */
+static uint32_t sub_word(uint32_t w)
+{
+	uint64_t q[8];
+	uint32_t r = 0;
+
+	for (int k = 0; k < 8; k++) {
+		q[k] = 0;
+		for (int j = 0; j < 4; j++)
+			q[k] |= (uint64_t)((w >> (8 * j + k)) & 1) << j;
+	}
+	bs_sbox(q);
+	for (int k = 0; k < 8; k++)
+		for (int j = 0; j < 4; j++)
+			r |= (uint32_t)((q[k] >> j) & 1) << (8 * j + k);
+	er_wipe(q, sizeof(q));
+	return r;
+}
+
+/* FIPS-197 KeyExpansion into (rounds + 1) * 16 bytes; keylen 16 or 32 */
+static uint32_t expand_key(const uint8_t *key, size_t keylen, uint8_t *rk)
+{
+	static const uint8_t rcon[10] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36 };
+	uint32_t nk = (uint32_t)(keylen / 4), rounds = nk + 6;
+	uint32_t w[4 * (ER_AES_MAX_ROUNDS + 1)];
+
+	for (uint32_t i = 0; i < nk; i++)
+		w[i] = er_le32(key + 4 * i);
+	for (uint32_t i = nk; i < 4 * (rounds + 1); i++) {
+		uint32_t t = w[i - 1];
+		if (i % nk == 0)
+			t = sub_word((t >> 8) | (t << 24)) ^ rcon[i / nk - 1];
+		else if (nk > 6 && i % nk == 4)
+			t = sub_word(t);
+		w[i] = w[i - nk] ^ t;
+	}
+	for (uint32_t i = 0; i < 4 * (rounds + 1); i++)
+		er_put_le32(rk + 4 * i, w[i]);
+	er_wipe(w, sizeof(w));
+	return rounds;
+}
+
+/* a round key (16 bytes) repeated in all four block positions, bit-sliced */
+static void bs_round_keys(const uint8_t *rk, uint32_t rounds, uint64_t (*bs)[8])
+{
+	uint8_t four[64];
+
+	for (uint32_t r = 0; r <= rounds; r++) {
+		for (int b = 0; b < 4; b++)
+			er_memcpy(four + 16 * b, rk + 16 * r, 16);
+		bs_load(bs[r], four, 4);
+	}
+	er_wipe(four, sizeof(four));
+}
+
+/* ------------------------------------------------------------------ AES-NI */
+#if ER_HAVE_AESNI_CODE
+#define AESNI_FN static __attribute__((target("sse2,aes"), noinline))
+
+static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+{
+	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+}
+
+/* dk: decryption round keys for aesdec, the "equivalent inverse cipher" order */
+AESNI_FN void ni_dec_keys(const uint8_t *ek, uint32_t rounds, uint8_t *dk)
+{
+	er_memcpy(dk, ek + 16 * rounds, 16);
+	for (uint32_t i = 1; i < rounds; i++)
+		__asm__ __volatile__("movdqu (%0), %%xmm0\n\t"
+				     "aesimc %%xmm0, %%xmm0\n\t"
+				     "movdqu %%xmm0, (%1)\n\t"
+				     : : "r"(ek + 16 * (rounds - i)), "r"(dk + 16 * i) : "xmm0", "memory");
+	er_memcpy(dk + 16 * rounds, ek, 16);
+}
+
+/* Blocks in buf (four, or one) xor tw, through the cipher, xor tw again. rk: rounds + 1
+ * round keys; the loop runs the rounds - 1 middle rounds. */
+#define NI_XTS4(OP, OPLAST)                                                        \
+	__asm__ __volatile__(                                                      \
+		"movdqu (%[tw]), %%xmm4\n\t"                                       \
+		"movdqu (%[b]), %%xmm0\n\t"    "pxor %%xmm4, %%xmm0\n\t"            \
+		"movdqu 16(%[tw]), %%xmm4\n\t"                                     \
+		"movdqu 16(%[b]), %%xmm1\n\t"  "pxor %%xmm4, %%xmm1\n\t"            \
+		"movdqu 32(%[tw]), %%xmm4\n\t"                                     \
+		"movdqu 32(%[b]), %%xmm2\n\t"  "pxor %%xmm4, %%xmm2\n\t"            \
+		"movdqu 48(%[tw]), %%xmm4\n\t"                                     \
+		"movdqu 48(%[b]), %%xmm3\n\t"  "pxor %%xmm4, %%xmm3\n\t"            \
+		"movdqu (%[rk]), %%xmm4\n\t"                                       \
+		"pxor %%xmm4, %%xmm0\n\t" "pxor %%xmm4, %%xmm1\n\t"                \
+		"pxor %%xmm4, %%xmm2\n\t" "pxor %%xmm4, %%xmm3\n\t"                \
+		"1:\n\t"                                                           \
+		"add $16, %[rk]\n\t"                                               \
+		"movdqu (%[rk]), %%xmm4\n\t"                                       \
+		OP " %%xmm4, %%xmm0\n\t" OP " %%xmm4, %%xmm1\n\t"                   \
+		OP " %%xmm4, %%xmm2\n\t" OP " %%xmm4, %%xmm3\n\t"                   \
+		"dec %[n]\n\t"                                                     \
+		"jnz 1b\n\t"                                                       \
+		"movdqu 16(%[rk]), %%xmm4\n\t"                                     \
+		OPLAST " %%xmm4, %%xmm0\n\t" OPLAST " %%xmm4, %%xmm1\n\t"           \
+		OPLAST " %%xmm4, %%xmm2\n\t" OPLAST " %%xmm4, %%xmm3\n\t"           \
+		"movdqu (%[tw]), %%xmm4\n\t"   "pxor %%xmm4, %%xmm0\n\t"            \
+		"movdqu %%xmm0, (%[b])\n\t"                                        \
+		"movdqu 16(%[tw]), %%xmm4\n\t" "pxor %%xmm4, %%xmm1\n\t"            \
+		"movdqu %%xmm1, 16(%[b])\n\t"                                      \
+		"movdqu 32(%[tw]), %%xmm4\n\t" "pxor %%xmm4, %%xmm2\n\t"            \
+		"movdqu %%xmm2, 32(%[b])\n\t"                                      \
+		"movdqu 48(%[tw]), %%xmm4\n\t" "pxor %%xmm4, %%xmm3\n\t"            \
+		"movdqu %%xmm3, 48(%[b])\n\t"                                      \
+		: [rk] "+r"(rk), [n] "+r"(n)                                       \
+		: [b] "r"(buf), [tw] "r"(tw)                                       \
+		: "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4")
+
+#define NI_XTS1(OP, OPLAST)                                                        \
+	__asm__ __volatile__(                                                      \
+		"movdqu (%[tw]), %%xmm1\n\t"                                       \
+		"movdqu (%[b]), %%xmm0\n\t"    "pxor %%xmm1, %%xmm0\n\t"            \
+		"movdqu (%[rk]), %%xmm4\n\t"   "pxor %%xmm4, %%xmm0\n\t"            \
+		"1:\n\t"                                                           \
+		"add $16, %[rk]\n\t"                                               \
+		"movdqu (%[rk]), %%xmm4\n\t"                                       \
+		OP " %%xmm4, %%xmm0\n\t"                                           \
+		"dec %[n]\n\t"                                                     \
+		"jnz 1b\n\t"                                                       \
+		"movdqu 16(%[rk]), %%xmm4\n\t"                                     \
+		OPLAST " %%xmm4, %%xmm0\n\t"                                       \
+		"pxor %%xmm1, %%xmm0\n\t"                                          \
+		"movdqu %%xmm0, (%[b])\n\t"                                        \
+		: [rk] "+r"(rk), [n] "+r"(n)                                       \
+		: [b] "r"(buf), [tw] "r"(tw)                                       \
+		: "cc", "memory", "xmm0", "xmm1", "xmm4")
+
+AESNI_FN void ni_enc4(const uint8_t *rk, uint32_t rounds, uint8_t *buf, const uint8_t *tw)
+{
+	uint32_t n = rounds - 1;
+	NI_XTS4("aesenc", "aesenclast");
+}
+AESNI_FN void ni_dec4(const uint8_t *rk, uint32_t rounds, uint8_t *buf, const uint8_t *tw)
+{
+	uint32_t n = rounds - 1;
+	NI_XTS4("aesdec", "aesdeclast");
+}
+AESNI_FN void ni_enc1(const uint8_t *rk, uint32_t rounds, uint8_t *buf, const uint8_t *tw)
+{
+	uint32_t n = rounds - 1;
+	NI_XTS1("aesenc", "aesenclast");
+}
+AESNI_FN void ni_dec1(const uint8_t *rk, uint32_t rounds, uint8_t *buf, const uint8_t *tw)
+{
+	uint32_t n = rounds - 1;
+	NI_XTS1("aesdec", "aesdeclast");
+}
+/* wipe the xmm registers the code above used, so no key or data is left in them */
+AESNI_FN void ni_clear(void)
+{
+	__asm__ __volatile__("pxor %%xmm0, %%xmm0\n\t" "pxor %%xmm1, %%xmm1\n\t" "pxor %%xmm2, %%xmm2\n\t"
+			     "pxor %%xmm3, %%xmm3\n\t" "pxor %%xmm4, %%xmm4\n\t"
+			     : : : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4");
+}
+#endif
+
+bool er_aes_hw_available(void)
+{
+#if ER_HAVE_AESNI_CODE
+	uint32_t a, b, c, d;
+
+	cpuid(0, &a, &b, &c, &d);
+	if (a < 1)
+		return false;
+	cpuid(1, &a, &b, &c, &d);
+	if (!(c & (1u << 25)) || !(d & (1u << 26)) || !(d & (1u << 24)))   /* AES, SSE2, FXSR */
+		return false;
+#ifdef EFIRESUME_EFI
+	{
+		/* SSE instructions fault (#UD) unless the firmware set CR4.OSFXSR */
+		unsigned long cr4;
+		__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+		if (!(cr4 & (1ul << 9)))
+			return false;
+	}
+#endif
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* ------------------------------------------------------------------ XTS */
+bool er_aes_xts_init(struct er_aes_xts *x, const uint8_t *key, size_t keylen)
+{
+	size_t half = keylen / 2;
+
+	er_memset(x, 0, sizeof(*x));
+	if (keylen != 32 && keylen != 64)
+		return false;
+	x->rounds = expand_key(key, half, x->ek1);
+	expand_key(key + half, half, x->ek2);
+	bs_round_keys(x->ek1, x->rounds, x->bs1);
+	bs_round_keys(x->ek2, x->rounds, x->bs2);
+	x->hw = er_aes_hw_available();
+#if ER_HAVE_AESNI_CODE
+	if (x->hw) {
+		ni_dec_keys(x->ek1, x->rounds, x->dk1);
+		ni_clear();
+	}
+#endif
+	return true;
+}
+
+void er_aes_xts_wipe(struct er_aes_xts *x)
+{
+	er_wipe(x, sizeof(*x));
+}
+
+/* T := T * alpha in GF(2^128), little-endian (IEEE 1619 section 5.2) */
+static inline void tweak_next(uint64_t *lo, uint64_t *hi)
+{
+	uint64_t carry = *hi >> 63;
+	*hi = (*hi << 1) | (*lo >> 63);
+	*lo = (*lo << 1) ^ (0x87 & (0 - carry));
+}
+
+static void xts(const struct er_aes_xts *x, uint64_t sector, uint8_t *buf, size_t len, bool decrypt)
+{
+	uint8_t tw[64];
+	uint64_t lo, hi, q[8];
+	size_t nblk;
+
+	if (len == 0 || len % 16 != 0)
+		return;
+	nblk = len / 16;
+	er_put_le64(tw, sector);
+	er_put_le64(tw + 8, 0);
+
+#if ER_HAVE_AESNI_CODE
+	if (x->hw && !force_soft) {
+		uint8_t zero[16];
+		er_memset(zero, 0, sizeof(zero));
+		ni_enc1(x->ek2, x->rounds, tw, zero);       /* T = E_K2(IV) */
+		lo = er_le64(tw);
+		hi = er_le64(tw + 8);
+		while (nblk) {
+			size_t n = nblk >= 4 ? 4 : 1;
+			for (size_t i = 0; i < n; i++) {
+				er_put_le64(tw + 16 * i, lo);
+				er_put_le64(tw + 16 * i + 8, hi);
+				tweak_next(&lo, &hi);
+			}
+			if (n == 4) {
+				if (decrypt)
+					ni_dec4(x->dk1, x->rounds, buf, tw);
+				else
+					ni_enc4(x->ek1, x->rounds, buf, tw);
+			} else {
+				if (decrypt)
+					ni_dec1(x->dk1, x->rounds, buf, tw);
+				else
+					ni_enc1(x->ek1, x->rounds, buf, tw);
+			}
+			buf += 16 * n;
+			nblk -= n;
+		}
+		ni_clear();
+		goto out;
+	}
+#endif
+	bs_load(q, tw, 1);
+	bs_encrypt((const uint64_t (*)[8])x->bs2, x->rounds, q);
+	bs_store(q, tw, 1);
+	lo = er_le64(tw);
+	hi = er_le64(tw + 8);
+	while (nblk) {
+		size_t n = ER_MIN(nblk, (size_t)4);
+		for (size_t i = 0; i < n; i++) {
+			er_put_le64(tw + 16 * i, lo);
+			er_put_le64(tw + 16 * i + 8, hi);
+			tweak_next(&lo, &hi);
+			for (int k = 0; k < 16; k++)
+				buf[16 * i + k] ^= tw[16 * i + k];
+		}
+		bs_load(q, buf, n);
+		if (decrypt)
+			bs_decrypt((const uint64_t (*)[8])x->bs1, x->rounds, q);
+		else
+			bs_encrypt((const uint64_t (*)[8])x->bs1, x->rounds, q);
+		bs_store(q, buf, n);
+		for (size_t i = 0; i < 16 * n; i++)
+			buf[i] ^= tw[i];
+		buf += 16 * n;
+		nblk -= n;
+	}
+	er_wipe(q, sizeof(q));
+#if ER_HAVE_AESNI_CODE
+out:
+#endif
+	er_wipe(tw, sizeof(tw));
+	lo = hi = 0;
+	__asm__ __volatile__("" : : "r"(lo), "r"(hi) : "memory");
+}
+
+void er_aes_xts_decrypt(const struct er_aes_xts *x, uint64_t sector, uint8_t *buf, size_t len)
+{
+	xts(x, sector, buf, len, true);
+}
+
+void er_aes_xts_encrypt(const struct er_aes_xts *x, uint64_t sector, uint8_t *buf, size_t len)
+{
+	xts(x, sector, buf, len, false);
+}
+
+bool er_aes_soft_block_test(const uint8_t *key, size_t keylen, bool decrypt, const uint8_t in[16], uint8_t out[16])
+{
+	uint8_t rk[(ER_AES_MAX_ROUNDS + 1) * 16];
+	uint64_t bs[ER_AES_MAX_ROUNDS + 1][8], q[8];
+	uint32_t rounds;
+
+	if (keylen != 16 && keylen != 32)
+		return false;
+	rounds = expand_key(key, keylen, rk);
+	bs_round_keys(rk, rounds, bs);
+	bs_load(q, in, 1);
+	if (decrypt)
+		bs_decrypt((const uint64_t (*)[8])bs, rounds, q);
+	else
+		bs_encrypt((const uint64_t (*)[8])bs, rounds, q);
+	bs_store(q, out, 1);
+	er_wipe(rk, sizeof(rk));
+	er_wipe(bs, sizeof(bs));
+	er_wipe(q, sizeof(q));
+	return true;
+}
