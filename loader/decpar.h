@@ -1,5 +1,9 @@
 /* Decompression (and the CRC32 of what comes out) on the other CPUs, through EFI MP
- * services, while the boot CPU reads: an er_dec_engine for image/reader.c. */
+ * services, while the boot CPU reads: an er_dec_engine for image/reader.c.
+ *
+ * The EFI face of the parallel engine (loader/parallel.h), whose shared state is
+ * static (a late helper CPU can only find it closed); this struct, on the caller's
+ * stack, is touched by the boot CPU only. */
 #ifndef EFIRESUME_LOADER_DECPAR_H
 #define EFIRESUME_LOADER_DECPAR_H
 
@@ -7,33 +11,22 @@
 #include "image/reader.h"
 
 #define ER_DECPAR_HELPERS 7    /* helper CPUs at most (8 CPUs in all) */
-
-struct er_decjob {
-	enum er_comp comp;
-	const UINT8 *in;
-	UINTN in_len;
-	UINT8 *out;
-	UINTN cap;
-	int status;
-	UINTN out_len;
-	UINT32 crc;
-	volatile UINT32 state;   /* 0 queued, 1 claimed, 2 done */
-};
+#define ER_DECPAR_JOB_MS 2000  /* a wait gives up on a helper's chunk after this long idle */
+#define ER_DECPAR_STOP_MS 2000 /* the stop waits this long for helpers to leave (and again for the firmware) */
 
 struct er_decpar {
-	struct er_decjob jobs[ER_DEC_MAX_JOBS];
-	volatile UINTN submitted, next;     /* jobs ever queued / claimed; slot = number % ER_DEC_MAX_JOBS */
-	volatile UINT32 stop;
-	volatile UINTN helper_jobs;        /* jobs the helpers ran (the boot CPU runs the rest) */
-	struct er_mp_job helpers[ER_DECPAR_HELPERS];
-	UINTN nhelpers;
-	struct er_dec_engine engine;
+	struct er_dec_engine engine;  /* hand to er_stream_buffers.dec */
+	UINTN nhelpers;               /* helper CPUs started */
+	UINTN helper_jobs;            /* jobs the helpers ran (the boot CPU runs the rest) */
 };
 
 /* Starts helpers on up to ER_DECPAR_HELPERS other CPUs; FALSE (and nothing running)
- * when there is no other CPU: the reader then decompresses inline. */
+ * when there is no other CPU (or an earlier run left a CPU unaccounted for): the
+ * reader then decompresses inline. */
 BOOLEAN er_decpar_start(struct er_decpar *dp);
-/* Stops the helpers (idempotent); after er_decpar_start, always call it. */
-void er_decpar_stop(struct er_decpar *dp);
+/* Stops the helpers (idempotent; after er_decpar_start, always call it). TRUE when
+ * every helper is confirmed out (by itself and by the firmware). FALSE: a helper may
+ * still be running and writing: the image must be refused, nothing committed. */
+BOOLEAN er_decpar_stop(struct er_decpar *dp);
 
 #endif
