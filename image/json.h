@@ -84,7 +84,8 @@ const char *er_json_strerror(int err);
 
 /* ---- objects and arrays */
 
-/* The member of object obj named key (a NUL-terminated UTF-8 string, compared with the
+/* (In all lookups out may be the same struct as the container.)
+ * The member of object obj named key (a NUL-terminated UTF-8 string, compared with the
  * unescaped member name). E_TYPE when obj is not an object, E_NOTFOUND when absent. */
 int er_json_get(const struct er_json *obj, const char *key, struct er_json *out);
 /* The same, and E_TYPE unless the member has the given type. */
