@@ -33,6 +33,8 @@ struct er_handoff {
 	UINT64 list_count;
 	UINT64 ram_top;             /* highest RAM address + 1 (identity-mapped) */
 	/* filled by er_arch_prepare */
+	char refusal[160];          /* set when this machine's CPU cannot run the image (then
+				     * prepare fails): the loader refuses with this detail */
 	UINT64 code_phys;           /* restore routine, in its own safe page */
 	UINT64 params_phys;
 	UINT64 tables_pages;

@@ -79,23 +79,33 @@ static inline void outb(UINT8 v, UINT16 port)
 	__asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
 }
 
-int er_acpi_enable(void)
+void er_acpi_mode_facts(struct er_acpi_mode *f)
 {
 	const UINT8 *fadt = find_fadt();
-	if (!fadt)
-		return -1;
-	UINT32 smi_cmd = er_le32(fadt + 48);
-	UINT8 enable = fadt[52];
-	UINT32 pm1a = er_le32(fadt + 64);
+	er_memset(f, 0, sizeof(*f));
+	if (!fadt || er_le32(fadt + 4) < 68)
+		return;
+	UINT32 smi_cmd = er_le32(fadt + 48), pm1a = er_le32(fadt + 64);
 	if (pm1a == 0 || pm1a > 0xffff)
+		return;
+	f->valid = TRUE;
+	f->pm1a_cnt = (UINT16)pm1a;
+	f->smi_cmd = smi_cmd <= 0xffff ? (UINT16)smi_cmd : 0;
+	f->acpi_enable = fadt[52];
+	f->sci_en = (inw(f->pm1a_cnt) & 1) != 0;
+}
+
+int er_acpi_enable(const struct er_acpi_mode *f)
+{
+	if (!f->valid)
 		return -1;
-	if (inw((UINT16)pm1a) & 1)
+	if (inw(f->pm1a_cnt) & 1)
 		return 0;       /* SCI_EN: already in ACPI mode */
-	if (smi_cmd == 0 || smi_cmd > 0xffff || enable == 0)
+	if (f->smi_cmd == 0 || f->acpi_enable == 0)
 		return -1;
-	outb(enable, (UINT16)smi_cmd);
+	outb(f->acpi_enable, f->smi_cmd);
 	for (int i = 0; i < 3000000; i++)
-		if (inw((UINT16)pm1a) & 1)
+		if (inw(f->pm1a_cnt) & 1)
 			return 1;
 	return -1;
 }

@@ -27,9 +27,24 @@ INT32 er_wait_key(UINTN timeout_s)
 	BS->CloseEvent(timer);
 	if (EFI_ERROR(err) || which != 0)
 		return 0;
+	return er_poll_key();
+}
+
+INT32 er_poll_key(void)
+{
+	EFI_INPUT_KEY key;
 	if (EFI_ERROR(ST->ConIn->ReadKeyStroke(ST->ConIn, &key)))
 		return 0;
-	if (key.ScanCode == SCAN_ESC)
+	if (key.ScanCode == SCAN_ESC || key.UnicodeChar == 27)
 		return 27;
 	return key.UnicodeChar ? key.UnicodeChar : -1;
+}
+
+void er_console_line(const CHAR16 *fmt, ...)
+{
+	va_list ap;
+	Print(L"\refiresume: ");
+	va_start(ap, fmt);
+	VPrint(fmt, ap);
+	va_end(ap);
 }

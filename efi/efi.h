@@ -71,9 +71,12 @@ struct er_memmap {
 /* Fetches the current map (allocating or growing m->buf as needed). */
 EFI_STATUS er_memmap_get(struct er_memmap *m);
 void er_memmap_free(struct er_memmap *m);
-/* ExitBootServices, fetching the map again while the key changes. No allocation,
- * no console output after this returns success. */
-EFI_STATUS er_exit_boot_services(struct er_memmap *m);
+/* The pieces of the point of no return (loader/commit.c decides the order):
+ * GetMemoryMap into m's buffer as it is (no allocation), one ExitBootServices with
+ * m's key, and a cold reset when boot services are half gone. */
+EFI_STATUS er_memmap_refetch(struct er_memmap *m);
+EFI_STATUS er_exit_boot_services_once(struct er_memmap *m);
+void er_reset_system(void) __attribute__((noreturn));
 /* AllocatePages(AllocateAddress): quiet, the caller decides whether failure matters. */
 EFI_STATUS er_alloc_at(UINT64 addr, UINTN pages);
 /* AllocatePages(AllocateAnyPages) below max_addr (or anywhere when 0): quiet. */
@@ -86,10 +89,20 @@ UINT64 er_time_us(void);
 /* ---- efi/acpi.c */
 /* FACS hardware signature; FALSE when there is no ACPI table or FACS. */
 BOOLEAN er_acpi_hw_signature(UINT32 *sig);
-/* Puts the platform into ACPI mode if the firmware left it in legacy mode
- * (FADT SMI_CMD/ACPI_ENABLE). Firmware-independent: usable after ExitBootServices.
- * Returns 1 if it switched, 0 if nothing was needed, -1 if it could not. */
-int er_acpi_enable(void);
+/* What switching to ACPI mode needs, read from the FADT while the firmware's tables
+ * and pointers are still valid (before ExitBootServices: on ia32, SetVirtualAddressMap
+ * converts ST->ConfigurationTable afterwards). */
+struct er_acpi_mode {
+	BOOLEAN valid;          /* a FADT with a PM1a control block */
+	BOOLEAN sci_en;         /* SCI_EN was set when the facts were read */
+	UINT16 pm1a_cnt, smi_cmd;
+	UINT8 acpi_enable;
+};
+void er_acpi_mode_facts(struct er_acpi_mode *f);
+/* Puts the platform into ACPI mode if it is in legacy mode (SMI_CMD/ACPI_ENABLE), with
+ * I/O ports only: usable after ExitBootServices. Returns 1 if it switched, 0 if nothing
+ * was needed, -1 if it could not. */
+int er_acpi_enable(const struct er_acpi_mode *f);
 /* Number of enabled CPUs (EFI MP services), 1 when they are not available. */
 UINTN er_cpu_count(void);
 /* Runs proc(arg) on one application processor without waiting (EFI MP services).
@@ -107,10 +120,19 @@ EFI_STATUS er_mp_wait(struct er_mp_job *job, UINTN timeout_ms);
 /* Waits up to timeout_s seconds for a key: its character (27 for Esc), 0 on timeout,
  * -1 when the console cannot be read. */
 INT32 er_wait_key(UINTN timeout_s);
+/* A key typed since the last call, without waiting: as er_wait_key, 0 when none. */
+INT32 er_poll_key(void);
+/* Writes text at the start of the current line (no newline): a line updated in place. */
+void er_console_line(const CHAR16 *fmt, ...);
 
 /* ---- efi/vars.c */
 /* Reads a variable into an allocated, NUL-terminated buffer; EFI_NOT_FOUND quietly. */
 EFI_STATUS er_get_variable(const CHAR16 *name, const EFI_GUID *guid, UINTN max, void **data, UINTN *size);
+/* SetVariable; size 0 deletes (a variable that is not there is not an error). */
+EFI_STATUS er_set_variable(const CHAR16 *name, const EFI_GUID *guid, UINT32 attr, const void *data, UINTN size);
+#define ER_VAR_NV_BS_RT (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
+/* efiresume's own variables (EfiresumeLocation, ...) */
+extern const EFI_GUID er_vendor_guid;
 
 /* ---- efi/boot.c */
 /* LoadImage + StartImage of path on our volume with UCS-2 load options.

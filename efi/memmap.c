@@ -38,26 +38,29 @@ void er_memmap_free(struct er_memmap *m)
 	m->cap = m->size = m->count = 0;
 }
 
-EFI_STATUS er_exit_boot_services(struct er_memmap *m)
+/* GetMemoryMap into the buffer as it is (after ExitBootServices was called once: no
+ * allocation). */
+EFI_STATUS er_memmap_refetch(struct er_memmap *m)
 {
-	EFI_STATUS err = EFI_INVALID_PARAMETER;
+	UINTN size = m->cap;
+	EFI_STATUS err = BS->GetMemoryMap(&size, (EFI_MEMORY_DESCRIPTOR *)m->buf, &m->key, &m->desc_size, &m->version);
+	if (EFI_ERROR(err))
+		return err;
+	m->size = size;
+	m->count = size / m->desc_size;
+	return EFI_SUCCESS;
+}
 
-	/* The buffer was allocated with slack by er_memmap_get; from here on nothing may
-	 * allocate, since that changes the map key. */
-	for (int tries = 0; tries < 16; tries++) {
-		UINTN size = m->cap;
-		err = BS->GetMemoryMap(&size, (EFI_MEMORY_DESCRIPTOR *)m->buf, &m->key, &m->desc_size, &m->version);
-		if (EFI_ERROR(err))
-			return err;
-		m->size = size;
-		m->count = size / m->desc_size;
-		err = BS->ExitBootServices(er_image_handle, m->key);
-		if (!EFI_ERROR(err))
-			return EFI_SUCCESS;
-		if (err != EFI_INVALID_PARAMETER)
-			return err;
-	}
-	return err;
+EFI_STATUS er_exit_boot_services_once(struct er_memmap *m)
+{
+	return BS->ExitBootServices(er_image_handle, m->key);
+}
+
+void er_reset_system(void)
+{
+	RT->ResetSystem(EfiResetCold, EFI_ABORTED, 0, NULL);
+	for (;;)
+		__asm__ __volatile__("cli; hlt");
 }
 
 EFI_STATUS er_alloc_at(UINT64 addr, UINTN pages)

@@ -65,6 +65,15 @@ const char *er_comp_name(enum er_comp c)
 
 
 
+/* A uts field (65 bytes, NUL-padded) as printable ASCII: anything else becomes '?'. */
+static void copy_uts(char out[65], const uint8_t *p)
+{
+	size_t i;
+	for (i = 0; i < 64 && p[i]; i++)
+		out[i] = p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?';
+	out[i] = 0;
+}
+
 static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, struct er_error *err)
 {
 	bool is64 = er_le64(h + 24) == ER_RESTORE_MAGIC_64;
@@ -91,6 +100,9 @@ static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, 
 	img->image_pages = er_get_word(h + 392 + 3 * w, w);
 	img->pages = er_get_word(h + 392 + 4 * w, w);
 	img->size = er_get_word(h + 392 + 5 * w, w);
+	/* uts.nodename at 65 and uts.release at 130 survive the restore record */
+	copy_uts(img->nodename, h + 65);
+	copy_uts(img->release, h + 130);
 
 	/* pages = image_pages + nr_meta_pages + 1, nr_meta_pages holding every PFN
 	 * (zero pages included, 6.6+), so nr_meta_pages >= ceil(image_pages * word / 4096). */

@@ -99,6 +99,7 @@ struct er_image {
 	uint64_t jump_address, jump_address_phys, cr3, magic, e820_checksum;
 	uint64_t num_physpages, image_pages, pages, size;
 	uint32_t cpus, version_code;
+	char release[65], nodename[65]; /* uts.release / uts.nodename (printable ASCII, "?" for others) */
 	uint64_t nr_meta_pages;         /* pages - image_pages - 1 */
 	uint64_t pfn_cap;               /* PFN slots in the meta pages */
 	enum er_comp comp;

@@ -6,9 +6,13 @@ EFI_STATUS er_run_fallback(const struct er_config *cfg)
 	CHAR16 *path = NULL, *opts = NULL;
 	EFI_STATUS err;
 
-	if (!cfg->fallback[0])
-		return log_error_status(EFI_NOT_FOUND, L"no fallback configured in %a; returning to the firmware",
-					ER_CONF_FILE);
+	if (!cfg->fallback[0]) {
+		/* not an error: with BootNext (efiresume-install's on-hibernate mode) the firmware
+		 * goes on with BootOrder when a boot option returns an error */
+		log_info(L"no fallback configured in %a: returning to the firmware, which goes on with its boot order\n",
+			 ER_CONF_FILE);
+		return EFI_NOT_FOUND;
+	}
 	err = er_alloc(ER_CONF_PATH_MAX * sizeof(CHAR16), (void **)&path);
 	if (EFI_ERROR(err))
 		return err;

@@ -8,37 +8,50 @@
  * (the filesystem's UUID and the offset). */
 #include "loader/loader.h"
 #include "loader/hibloc.h"
+#include "loader/select.h"
 
 /* systemd's vendor GUID, under which it stores HibernateLocation */
 static const EFI_GUID systemd_guid = { 0x8cf2644b, 0x4b0b, 0x428f, { 0x93, 0x87, 0x6d, 0x87, 0x60, 0x50, 0xdc, 0x67 } };
 
-/* HibernateLocation, when systemd left one: which swap area holds the image. */
-static BOOLEAN read_hibloc(struct er_hibloc *h)
+static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, struct er_hibloc *h, BOOLEAN *present)
 {
 	char *data = NULL;
 	UINTN size = 0;
 	BOOLEAN ok = FALSE;
-	if (EFI_ERROR(er_get_variable(L"HibernateLocation", &systemd_guid, 4096, (void **)&data, &size)))
+	if (EFI_ERROR(er_get_variable(name, guid, 4096, (void **)&data, &size)))
 		return FALSE;
+	*present = TRUE;
 	if (!er_hibloc_parse(data, size, h)) {
-		log_warn(L"HibernateLocation is not the JSON systemd writes; ignored\n");
+		log_warn(L"%s is not the JSON systemd writes; ignored\n", name);
 	} else {
 		char u[37];
 		er_uuid_format(h->uuid, u);
 		if (h->offset)
-			log_info(L"HibernateLocation: swap file at page %ld of the filesystem UUID %a, kernel %a\n",
-				 h->offset, u, h->kernel[0] ? h->kernel : "?");
+			log_info(L"%s: swap file at page %ld of the filesystem UUID %a, kernel %a\n", name, h->offset, u,
+				 h->kernel[0] ? h->kernel : "?");
 		else
-			log_info(L"HibernateLocation: swap UUID %a, kernel %a\n", u, h->kernel[0] ? h->kernel : "?");
+			log_info(L"%s: swap UUID %a, kernel %a\n", name, u, h->kernel[0] ? h->kernel : "?");
 		ok = TRUE;
 	}
 	er_free(data);
 	return ok;
 }
 
-static BOOLEAN is_image(enum er_swap_kind k)
+/* Where the last hibernation went: efiresume's own sleep hook writes EfiresumeLocation
+ * (systemd before 254 writes nothing), systemd 254 and later HibernateLocation. Both
+ * have one shape; ours is read first. */
+static const CHAR16 *loc_name = L"HibernateLocation";
+
+static BOOLEAN read_hibloc(struct er_hibloc *h, BOOLEAN *ours)
 {
-	return k == ER_SWAP_IMAGE || k == ER_SWAP_IMAGE_2004;
+	*ours = FALSE;
+	if (read_location(ER_LOCATION_VAR, &er_vendor_guid, h, ours)) {
+		loc_name = ER_LOCATION_VAR;
+		return TRUE;
+	}
+	BOOLEAN theirs = FALSE;
+	loc_name = L"HibernateLocation";
+	return read_location(L"HibernateLocation", &systemd_guid, h, &theirs);
 }
 
 static BOOLEAN is_resume_dev(const struct er_config *cfg, const struct er_blockdev *d)
@@ -50,17 +63,17 @@ static BOOLEAN is_resume_dev(const struct er_config *cfg, const struct er_blockd
 }
 
 /* A swap file at page `at` of d: reported, and taken when it holds an image. */
-static void try_swap_file(struct er_blockdev *d, UINT64 at, const char *why, UINT8 *page, struct er_swapdev *image)
+static void try_swap_file(struct er_blockdev *d, UINT64 at, const CHAR16 *why, UINT8 *page, struct er_swapdev *image)
 {
 	enum er_swap_kind kind = ER_SWAP_NONE;
 	if (at >= d->size / ER_PAGE_SIZE) {
-		log_warn(L"swap file at page %ld of %a (%a): beyond the partition (%ld pages)\n", at, d->id, why,
+		log_warn(L"swap file at page %ld of %a (%s): beyond the partition (%ld pages)\n", at, d->id, why,
 			 d->size / ER_PAGE_SIZE);
 		return;
 	}
 	if (!EFI_ERROR(er_blockdev_read(d, at * ER_PAGE_SIZE, page, ER_PAGE_SIZE)))
 		kind = er_swap_classify(page);
-	log_info(L"swap file at page %ld of %a (%a): %a\n", at, d->id, why, er_swap_kind_name(kind));
+	log_info(L"swap file at page %ld of %a (%s): %a\n", at, d->id, why, er_swap_kind_name(kind));
 	if (kind == ER_SWAP_IMAGE_2004)
 		log_warn(L"%a: a 2004-format image in a swap file is not supported\n", d->id);
 	if (kind != ER_SWAP_IMAGE)
@@ -95,62 +108,38 @@ static void find_hibloc_file(const struct er_config *cfg, const struct er_hibloc
 		/* two devices with one UUID (RAID1 members, say): the signature would be reset
 		 * on one of them only, so neither is used */
 		if (++matched > 1) {
-			log_warn(L"%a: a second filesystem with the UUID HibernateLocation names; not resuming from either\n",
-				 d->id);
+			log_warn(L"%a: a second filesystem with the UUID %s names; not resuming from either\n", d->id,
+				 loc_name);
 			image->dev = NULL;
 			break;
 		}
-		log_info(L"%a: %a filesystem named by HibernateLocation\n", d->id, fs);
-		try_swap_file(d, hl->offset, "HibernateLocation", buf, image);
+		log_info(L"%a: %a filesystem named by %s\n", d->id, fs, loc_name);
+		try_swap_file(d, hl->offset, loc_name, buf, image);
 	}
 	if (matched == 0)
-		log_info(L"no filesystem the firmware can read has the UUID HibernateLocation names%a\n",
-			 cfg->have_resume ? " on the configured resume partition" : "");
-	else if (!image->dev)
-		log_info(L"no image in the swap file HibernateLocation names\n");
+		log_info(L"no filesystem the firmware can read has the UUID %s names%a; not taking another image\n",
+			 loc_name, cfg->have_resume ? " on the configured resume partition" : "");
+	else if (!image->dev) {
+		log_info(L"no image in the swap file %s names\n", loc_name);
+		image->stale_location = TRUE;
+	}
 	er_free_pages(buf, pages);
 }
 
-EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, UINTN ndevs,
-			 struct er_swapdev *image)
+/* Swap partitions: page 0 of each, then the choice (loader/select.c). */
+static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_hibloc *hl, struct er_blockdev *devs,
+				 UINTN ndevs, UINT8 *page, struct er_swapdev *image)
 {
-	UINT8 *page;
-	UINTN nswap = 0;
+	struct er_candidate *cand = NULL;
+	UINTN *dev_of = NULL, n = 0;
 	EFI_STATUS err;
 
-	struct er_hibloc hl;
-	BOOLEAN want_uuid = read_hibloc(&hl), uuid_found = FALSE;
-
-	image->dev = NULL;
-	image->kind = ER_SWAP_NONE;
-	image->header_page = 0;
-	err = er_alloc_pages(1, (void **)&page);
+	err = er_alloc_zero(ndevs * sizeof(*cand) + 1, (void **)&cand);
 	if (EFI_ERROR(err))
 		return err;
-
-	/* 1. a swap file named in the configuration: that and nothing else */
-	if (cfg->resume_offset) {
-		if (!cfg->have_resume)
-			log_warn(L"resume-offset without resume PARTUUID=...: ignored\n");
-		for (UINTN i = 0; cfg->have_resume && i < ndevs; i++)
-			if (is_resume_dev(cfg, &devs[i])) {
-				try_swap_file(&devs[i], cfg->resume_offset, "resume-offset", page, image);
-				goto out;
-			}
-		if (cfg->have_resume) {
-			log_info(L"the configured resume partition is not on this machine\n");
-			goto out;
-		}
-	}
-	/* 2. a swap file named by HibernateLocation */
-	if (want_uuid && hl.offset) {
-		find_hibloc_file(cfg, &hl, devs, ndevs, image);
-		want_uuid = FALSE;
-		if (image->dev)
-			goto out;
-	}
-
-	/* 3. swap partitions */
+	err = er_alloc_zero(ndevs * sizeof(*dev_of) + 1, (void **)&dev_of);
+	if (EFI_ERROR(err))
+		goto out;
 	for (UINTN i = 0; i < ndevs; i++) {
 		struct er_blockdev *d = &devs[i];
 		enum er_swap_kind kind = ER_SWAP_NONE;
@@ -168,30 +157,97 @@ EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, 
 		 * report a disk only when it is swap itself (no table, signature on it). */
 		if (!d->type_swap && kind == ER_SWAP_NONE)
 			continue;
-		nswap++;
-		if (cfg->have_resume && !is_resume_dev(cfg, d)) {
-			log_info(L"swap %a: %a (not the configured resume device)\n", d->id, er_swap_kind_name(kind));
-			continue;
+		struct er_candidate *c = &cand[n];
+		c->kind = (UINT8)kind;
+		c->eligible = !cfg->have_resume || is_resume_dev(cfg, d);
+		if (kind != ER_SWAP_NONE) {
+			er_swap_uuid(page, c->uuid);
+			er_memcpy(c->tail, page + ER_HDR_HW_SIG, sizeof(c->tail));
 		}
-		BOOLEAN named = FALSE;
-		if (want_uuid && kind != ER_SWAP_NONE) {
-			UINT8 u[16];
-			er_swap_uuid(page, u);
-			named = er_memcmp(u, hl.uuid, 16) == 0;
-		}
-		log_info(L"swap %a: %a%a\n", d->id, er_swap_kind_name(kind), named ? " (HibernateLocation)" : "");
-		/* the first image wins, unless HibernateLocation names another one */
-		if (is_image(kind) && (!image->dev || (named && !uuid_found))) {
-			image->dev = d;
-			image->kind = kind;
-			uuid_found = named;
+		BOOLEAN named = hl && kind != ER_SWAP_NONE && er_memcmp(c->uuid, hl->uuid, 16) == 0;
+		log_info(L"swap %a: %a%s%s%s\n", d->id, er_swap_kind_name(kind), named ? L" (" : L"", named ? loc_name : L"",
+			 named ? L")" : L"", c->eligible ? L"" : L" (not the configured resume device)");
+		dev_of[n++] = i;
+	}
+	if (n == 0) {
+		log_info(L"no swap partition found\n");
+		goto out;
+	}
+	struct er_selection sel;
+	er_select_image(cand, n, hl ? hl->uuid : NULL, &sel);
+	switch (sel.why) {
+	case ER_SEL_TWIN:
+		log_warn(L"%a and %a hold %a image of one swap area (RAID1 members or a cloned disk?): resuming one would "
+			 L"leave the other to be resumed later over filesystems that moved on; not resuming (both kept)\n",
+			 devs[dev_of[sel.subject]].id, devs[dev_of[sel.twin]].id, sel.identical ? "the same" : "an");
+		break;
+	case ER_SEL_HINT_MISSING:
+		log_warn(L"the swap area %s names is not visible to the firmware; not taking another image\n", loc_name);
+		break;
+	case ER_SEL_HINT_STALE:
+		log_info(L"the swap area %s names holds no image (a stale variable)\n", loc_name);
+		break;
+	default:
+		break;
+	}
+	image->stale_location = sel.why == ER_SEL_HINT_STALE;
+	if (sel.index >= 0) {
+		image->dev = &devs[dev_of[sel.index]];
+		image->kind = cand[sel.index].kind;
+	} else if (cfg->have_resume && sel.why == ER_SEL_NONE) {
+		log_info(L"no image on the configured resume device\n");
+	}
+out:
+	er_free(dev_of);
+	er_free(cand);
+	return err;
+}
+
+EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, UINTN ndevs,
+			 struct er_swapdev *image)
+{
+	UINT8 *page;
+	EFI_STATUS err;
+	struct er_hibloc hl;
+	BOOLEAN ours = FALSE;
+	BOOLEAN have_hl = read_hibloc(&hl, &ours);
+
+	er_memset(image, 0, sizeof(*image));
+	image->kind = ER_SWAP_NONE;
+	image->our_location = ours;
+	err = er_alloc_pages(1, (void **)&page);
+	if (EFI_ERROR(err))
+		return err;
+
+	/* 1. a swap file named in the configuration: that and nothing else */
+	if (cfg->resume_offset) {
+		if (!cfg->have_resume)
+			log_warn(L"resume-offset without resume PARTUUID=...: ignored\n");
+		for (UINTN i = 0; cfg->have_resume && i < ndevs; i++)
+			if (is_resume_dev(cfg, &devs[i])) {
+				try_swap_file(&devs[i], cfg->resume_offset, L"resume-offset", page, image);
+				goto out;
+			}
+		if (cfg->have_resume) {
+			log_info(L"the configured resume partition is not on this machine\n");
+			goto out;
 		}
 	}
-	if (nswap == 0)
-		log_info(L"no swap partition found\n");
-	else if (cfg->have_resume && !image->dev)
-		log_info(L"no image on the configured resume device\n");
+	/* 2. a swap file named by the location variable: that and nothing else (when it is
+	 * not there, another image would be an older one) */
+	if (have_hl && hl.offset) {
+		find_hibloc_file(cfg, &hl, devs, ndevs, image);
+		goto out;
+	}
+	/* 3. swap partitions */
+	err = find_partition(cfg, have_hl ? &hl : NULL, devs, ndevs, page, image);
 out:
 	er_free_pages(page, 1);
-	return EFI_SUCCESS;
+	return err;
+}
+
+void er_location_done(const struct er_swapdev *sd)
+{
+	if (sd->our_location && !EFI_ERROR(er_set_variable(ER_LOCATION_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, NULL, 0)))
+		log_info(L"%s deleted\n", ER_LOCATION_VAR);
 }

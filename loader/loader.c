@@ -65,10 +65,16 @@ EFI_STATUS er_loader_main(void)
 	err = er_blockdev_list(&devs, &ndevs);
 	if (!EFI_ERROR(err))
 		err = er_find_image(&cfg, devs, ndevs, &image);
+	if (!EFI_ERROR(err) && image.stale_location)
+		er_location_done(&image);
 	if (!EFI_ERROR(err) && image.dev) {
+		char what[256];
+		er_describe(&image, what, sizeof(what));
+		log_info(L"found %a\n", what);
 		switch (ask(&cfg, &image)) {
 		case 'd':
-			er_discard(&image);
+			if (!EFI_ERROR(er_discard(&image)))
+				er_location_done(&image);
 			break;
 		case 'n':
 			log_info(L"%a: booting normally at the user's request; the image is kept\n", image.dev->id);

@@ -11,7 +11,12 @@ struct er_swapdev {
 	struct er_blockdev *dev;
 	enum er_swap_kind kind;
 	UINT64 header_page;     /* the swap header: page 0, or a swap file's resume_offset */
+	BOOLEAN our_location;   /* EfiresumeLocation is set: deleted once it has served */
+	BOOLEAN stale_location; /* the location variable names a place without an image */
 };
+
+/* efiresume's sleep hook writes it before hibernation (same JSON as HibernateLocation) */
+#define ER_LOCATION_VAR L"EfiresumeLocation"
 
 /* loader/find.c: reports every swap device on the console (one line each) and
  * fills *image with the one to resume (kind == ER_SWAP_IMAGE), if any. */
@@ -25,6 +30,13 @@ EFI_STATUS er_run_fallback(const struct er_config *cfg);
 /* loader/resume.c: verify, load and hand off. Returns only when it refused the image
  * (nothing written) or was told to do a dry run; the caller then boots normally. */
 EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd);
+
+/* loader/resume.c: one line saying what would be resumed (kernel release, host, device,
+ * size), from page 0 and the image's header page. FALSE when they cannot be read. */
+BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n);
+
+/* loader/find.c: deletes EfiresumeLocation (it has served, or it is stale). */
+void er_location_done(const struct er_swapdev *sd);
 
 /* loader/resume.c: put orig_sig back without resuming (the user chose to discard). */
 EFI_STATUS er_discard(const struct er_swapdev *sd);

@@ -5,6 +5,7 @@
 #include "image/fmt.h"
 #include "image/swsusp2004.h"
 #include "loader/decpar.h"
+#include "loader/commit.h"
 
 #define IO_PAGES 512   /* 2 MiB per read */
 
@@ -30,12 +31,60 @@ static int source_read(void *ctx, uint64_t page, uint64_t count, void *buf)
 	return EFI_ERROR(err) ? -1 : 0;
 }
 
-/* Wraps the plan's sink: timing and progress. */
+static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const char *detail)
+{
+	log_info(L"%a: image refused: %a: %a\n", dev->id, er_reason_text(r), detail);
+	log_info(L"%a: reason-code %a; nothing was written, the image is left as it was\n", dev->id, er_reason_name(r));
+	return EFI_ABORTED;
+}
+
+/* Wraps the plan's sink: timing, the progress line, and Esc (abort before the point
+ * of no return). */
 struct progress {
 	struct er_plan *plan;
 	struct er_sink inner;
 	UINT64 done, total, next_report, place_us;
+	UINT64 t0, last_shown;
+	BOOLEAN shown, aborted;
 };
+
+#define PROGRESS_EVERY_US 250000
+
+/* One line, updated in place: percent, MiB/s, seconds left. The log keeps 25% lines. */
+static void progress_show(struct progress *pr, BOOLEAN final)
+{
+	UINT64 now = er_time_us(), el = now - pr->t0;
+	if (!final && now - pr->last_shown < PROGRESS_EVERY_US)
+		return;
+	pr->last_shown = now;
+	if (el == 0)
+		el = 1;
+	UINT64 mib_s = pr->done * ER_PAGE_SIZE / el * 1000000 / (1024 * 1024);
+	UINT64 left_s = pr->done ? (pr->total - ER_MIN(pr->done, pr->total)) * el / pr->done / 1000000 : 0;
+	er_console_line(L"loading %3ld%%  %4ld MiB/s  %ld s left (Esc: stop, boot normally) %s",
+			ER_MIN(pr->done, pr->total) * 100 / (pr->total ? pr->total : 1), mib_s, left_s, final ? L"\n" : L"");
+	pr->shown = TRUE;
+}
+
+/* Called as pages arrive: the line, and Esc. Non-zero stops the stream (nothing was
+ * committed yet, so the image is kept). */
+static int progress_step(struct progress *pr, struct er_error *err)
+{
+	if (pr->done >= pr->next_report) {
+		pr->next_report += pr->total / 4;
+		if (!pr->shown)
+			log_info(L"loading: %ld%%\n", pr->done * 100 / pr->total);
+	}
+	if (er_time_us() - pr->last_shown < PROGRESS_EVERY_US)
+		return 0;
+	progress_show(pr, FALSE);
+	if (er_poll_key() == 27) {
+		pr->aborted = TRUE;
+		er_snprintf(err->detail, sizeof(err->detail), "stopped by the user (Esc)");
+		return -1;
+	}
+	return 0;
+}
 
 static int progress_plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
 {
@@ -53,11 +102,8 @@ static int progress_page(void *ctx, uint64_t pfn, const uint8_t *data, struct er
 	UINT64 t0 = er_time_us();
 	int r = pr->inner.page(pr->inner.ctx, pfn, data, err);
 	pr->place_us += er_time_us() - t0;
-	if (++pr->done >= pr->next_report) {
-		log_info(L"loading: %ld%%\n", pr->done * 100 / pr->total);
-		pr->next_report += pr->total / 4;
-	}
-	return r;
+	pr->done++;
+	return r ? r : progress_step(pr, err);
 }
 
 static uint8_t *progress_dest(void *ctx, uint64_t idx, uint64_t k)
@@ -71,23 +117,36 @@ static int progress_commit(void *ctx, uint64_t idx, uint64_t k, struct er_error 
 	struct progress *pr = ctx;
 	int r = pr->inner.commit(pr->inner.ctx, idx, k, err);
 	pr->done += k;
-	if (pr->done >= pr->next_report) {
-		log_info(L"loading: %ld%%\n", pr->done * 100 / pr->total);
-		pr->next_report += pr->total / 4;
+	return r ? r : progress_step(pr, err);
+}
+
+static void progress_init(struct progress *pr, struct er_plan *plan, UINT64 total)
+{
+	er_memset(pr, 0, sizeof(*pr));
+	pr->plan = plan;
+	pr->inner = er_plan_sink(plan);
+	pr->total = total;
+	pr->next_report = total / 4;
+	pr->t0 = pr->last_shown = er_time_us();
+}
+
+/* The stream ended: close the line; an Esc is not a refusal. */
+static EFI_STATUS progress_end(struct progress *pr, const struct er_blockdev *dev, enum er_reason r, const char *detail)
+{
+	if (pr->shown)
+		progress_show(pr, TRUE);
+	if (!r)
+		return EFI_SUCCESS;
+	if (pr->aborted) {
+		log_info(L"%a: loading stopped at the user's request (Esc); nothing was written, the image is kept\n", dev->id);
+		return EFI_ABORTED;
 	}
-	return r;
+	return refuse(dev, r, detail);
 }
 
 static const UINT8 *plan_content(const void *ctx, UINT64 pfn)
 {
 	return er_plan_content(ctx, pfn);
-}
-
-static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const char *detail)
-{
-	log_info(L"%a: image refused: %a: %a\n", dev->id, er_reason_text(r), detail);
-	log_info(L"%a: reason-code %a; nothing was written, the image is left as it was\n", dev->id, er_reason_name(r));
-	return EFI_ABORTED;
 }
 
 /* Point of no return, part 1: put orig_sig back over the signature (as the kernel's
@@ -103,6 +162,68 @@ static EFI_STATUS invalidate_signature(const struct er_swapdev *sd, const UINT8 
 		return log_error_status(EFI_ABORTED, L"%a: the swap header changed while loading", sd->dev->id);
 	er_memcpy(page + ER_HDR_SIG, page + ER_HDR_ORIG_SIG, ER_SIG_LEN);
 	return er_blockdev_write(sd->dev, at, page, ER_PAGE_SIZE);
+}
+
+/* The point of no return (loader/commit.c): what it needs from the firmware and
+ * from this resume. */
+struct pnr_ctx {
+	const struct er_swapdev *sd;
+	const UINT8 *page0;       /* page 0 as it was opened (S1SUSPEND) */
+	UINT8 *page;              /* scratch page */
+	struct er_memmap *m;
+	BOOLEAN quiet;            /* ExitBootServices was called: no output any more */
+};
+
+static int pnr_get_map(void *ctx, bool may_grow)
+{
+	struct pnr_ctx *c = ctx;
+	EFI_STATUS err = may_grow ? er_memmap_get(c->m) : er_memmap_refetch(c->m);
+	if (err == EFI_BUFFER_TOO_SMALL)
+		return ER_PNR_MAP_TOO_SMALL;
+	return EFI_ERROR(err) ? -1 : 0;
+}
+
+static int pnr_exit_bs(void *ctx)
+{
+	struct pnr_ctx *c = ctx;
+	EFI_STATUS err = er_exit_boot_services_once(c->m);
+	c->quiet = TRUE;
+	if (err == EFI_INVALID_PARAMETER)
+		return ER_PNR_STALE_KEY;
+	return EFI_ERROR(err) ? -1 : 0;
+}
+
+static int pnr_commit(void *ctx)
+{
+	struct pnr_ctx *c = ctx;
+	EFI_STATUS err = invalidate_signature(c->sd, c->page0, c->page);
+	if (!EFI_ERROR(err))
+		return 0;
+	log_error_status(err, L"%a: the swap signature could not be reset", c->sd->dev->id);
+	/* a failed write may have reached the disk in part: write page 0 back as it was */
+	if (EFI_ERROR(er_blockdev_write(c->sd->dev, c->sd->header_page * ER_PAGE_SIZE, c->page0, ER_PAGE_SIZE)))
+		log_warn(L"%a: page 0 could not be written back either; the image may not be resumable\n", c->sd->dev->id);
+	return -1;
+}
+
+static int pnr_uncommit(void *ctx)
+{
+	struct pnr_ctx *c = ctx;
+	EFI_STATUS err = er_blockdev_write(c->sd->dev, c->sd->header_page * ER_PAGE_SIZE, c->page0, ER_PAGE_SIZE);
+	return EFI_ERROR(err) ? -1 : 0;
+}
+
+static void pnr_reset(void *ctx)
+{
+	(void)ctx;
+	er_reset_system();
+}
+
+static void pnr_note(void *ctx, const char *what, int status)
+{
+	struct pnr_ctx *c = ctx;
+	if (!c->quiet)
+		log_info(L"%a: %a (%d)\n", c->sd->dev->id, what, (INTN)status);
 }
 
 EFI_STATUS er_discard(const struct er_swapdev *sd)
@@ -216,7 +337,8 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	if (par)
 		log_info(L"%a: decompressing on %ld more CPU(s)\n", dev->id, (UINT64)dp.nhelpers);
 	struct er_stream_buffers bufs = { io, IO_PAGES, unc, l->pfns, par ? &dp.engine : NULL };
-	struct progress pr = { &l->plan, er_plan_sink(&l->plan), 0, img.image_pages, img.image_pages / 4, 0 };
+	struct progress pr;
+	progress_init(&pr, &l->plan, img.image_pages);
 	struct er_sink sink = { &pr, progress_plan, progress_page, progress_dest, progress_commit };
 	r = er_image_stream(&img, src, &bufs, &sink, &e);
 	t_stream = er_time_us();
@@ -225,9 +347,9 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 			 img.chunks);
 		er_decpar_stop(&dp);
 	}
-	if (r) {
+	err = progress_end(&pr, dev, r, e.detail);
+	if (EFI_ERROR(err)) {
 		er_plan_undo(&l->plan);
-		err = refuse(dev, r, e.detail);
 		goto out;
 	}
 	if (img.crc_checked)
@@ -293,13 +415,14 @@ static EFI_STATUS load_sw04(const struct er_blockdev *dev, struct er_source *src
 	}
 	t_verify = er_time_us();
 	struct er_sw04_buffers bufs = { io, IO_PAGES, l->pfns, swaps };
-	struct progress pr = { &l->plan, er_plan_sink(&l->plan), 0, img.image_pages, img.image_pages / 4, 0 };
+	struct progress pr;
+	progress_init(&pr, &l->plan, img.image_pages);
 	struct er_sw04_sink sink = { &pr, sw04_plan, progress_page };
 	r = er_sw04_stream(&img, src, &bufs, &sink, &e);
 	t_stream = er_time_us();
-	if (r) {
+	err = progress_end(&pr, dev, r, e.detail);
+	if (EFI_ERROR(err)) {
 		er_plan_undo(&l->plan);
-		err = refuse(dev, r, e.detail);
 		goto out;
 	}
 	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), plan %ld ms, place %ld ms (of %ld ms)\n",
@@ -363,7 +486,10 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	err = er_arch_prepare(h, er_plan_safe_alloc, &l.plan);
 	if (EFI_ERROR(err)) {
 		er_plan_undo(&l.plan);
-		err = refuse(dev, ER_R_OTHER, "the hand-off could not be prepared");
+		if (h->refusal[0])
+			err = refuse(dev, ER_R_CPUS, h->refusal);
+		else
+			err = refuse(dev, ER_R_OTHER, "the hand-off could not be prepared");
 		goto out;
 	}
 	t_prep = er_time_us();
@@ -376,36 +502,86 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		goto out;
 	}
 
-	/* 5. commit: the point of no return. The map buffer for ExitBootServices is
-	 * allocated first: nothing may allocate between the signature write and it. */
-	err = er_memmap_get(&m);
-	if (!EFI_ERROR(err))
-		err = invalidate_signature(sd, page0, page);
-	if (EFI_ERROR(err)) {
-		er_plan_undo(&l.plan);
-		log_error_status(err, L"%a: could not reset the swap signature; not resuming", dev->id);
-		goto out;
-	}
-	log_info(L"%a: swap signature restored to %a; handing off to the image kernel (%ld ms since start)\n",
+	/* 6 (facts read now: after ExitBootServices, and on ia32 after SetVirtualAddressMap,
+	 * the firmware's tables and pointers are not to be used) */
+	struct er_acpi_mode acpi;
+	er_acpi_mode_facts(&acpi);
+	if (!l.platform_mode && acpi.valid && !acpi.sci_en)
+		log_info(L"ACPI: the platform is in legacy mode; ACPI mode will be enabled after ExitBootServices (SMI_CMD 0x%x)\n",
+			 (UINTN)acpi.smi_cmd);
+
+	/* the location variable has served; deleted while boot services are there, put
+	 * back if the commit does not happen */
+	char *loc = NULL;
+	UINTN loc_size = 0;
+	if (sd->our_location && !EFI_ERROR(er_get_variable(ER_LOCATION_VAR, &er_vendor_guid, 4096, (void **)&loc, &loc_size)))
+		er_location_done(sd);
+
+	/* 5. commit: the point of no return (loader/commit.c) */
+	log_info(L"%a: resetting the swap signature to %a and handing off to the image kernel (%ld ms since start)\n",
 		 dev->id, l.orig_sig, (er_time_us() - t_start) / 1000);
-	err = er_exit_boot_services(&m);
-	if (EFI_ERROR(err)) {
-		/* the signature is gone: the kernel's own resume would also have dropped it */
-		log_error_status(err, L"ExitBootServices failed; the image is lost, booting normally");
-		er_plan_undo(&l.plan);
-		goto out;
+	struct pnr_ctx pc = { sd, page0, page, &m, FALSE };
+	struct er_pnr_ops ops = { &pc, pnr_get_map, pnr_exit_bs, pnr_commit, pnr_uncommit, pnr_reset, pnr_note };
+	enum er_pnr_result pr = er_point_of_no_return(&ops);
+	if (pr == ER_PNR_EXITED) {
+		__asm__ __volatile__("cli");
+		er_arch_after_exit(h, &m);
+		/* ACPI mode when the image does not expect the platform to do it: I/O ports only */
+		if (!l.platform_mode)
+			er_acpi_enable(&acpi);
+		er_arch_jump(h);
 	}
-	__asm__ __volatile__("cli");
-	er_arch_after_exit(h, &m);
-	/* 6. platform: ACPI mode when the image does not expect the platform to do it */
-	if (!l.platform_mode)
-		er_acpi_enable();
-	er_arch_jump(h);
+	if (loc) {
+		er_set_variable(ER_LOCATION_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, loc, loc_size);
+		er_free(loc);
+	}
+	er_plan_undo(&l.plan);
+	err = pr == ER_PNR_NOT_COMMITTED ? EFI_ABORTED : EFI_DEVICE_ERROR;
+	if (pr == ER_PNR_NOT_COMMITTED)
+		log_info(L"%a: not resumed; nothing was changed, the image is kept\n", dev->id);
+	else
+		log_error_status(err, L"%a: the swap signature is reset but the hand-off failed; the image is lost", dev->id);
 
 out:
+	if (m.buf)
+		er_memmap_free(&m);
 	if (l.pfns)
 		er_free_pages(l.pfns, l.pfn_pages);
 	er_free_pages(page0, 1);
 	er_free_pages(page, 1);
 	return err;
+}
+
+BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n)
+{
+	const struct er_blockdev *dev = sd->dev;
+	struct source_ctx sc = { dev, 0, 0, 0 };
+	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read, sd->header_page };
+	struct er_error e = { 0 };
+	UINT8 *page = NULL;
+	BOOLEAN ok = FALSE;
+
+	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
+		return FALSE;
+	if (sd->kind == ER_SWAP_IMAGE_2004) {
+		struct er_sw04_image img;
+		struct er_sw04_expect exp = { LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
+		if (er_sw04_open(&img, &src, page, &exp, &e) == ER_OK) {
+			er_snprintf(out, n, "a hibernated %s %s (2004 format) on %s: %llu MiB", img.sysname, img.release,
+				    dev->id, (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20));
+			ok = TRUE;
+		}
+	} else {
+		struct er_image img;
+		if (er_image_open(&img, &src, page, &e) == ER_OK) {
+			er_snprintf(out, n, "a hibernated Linux %s (%s, host %s) on %s: %llu MiB in %llu pages", img.release,
+				    er_arch_name(img.arch), img.nodename, dev->id,
+				    (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20), (unsigned long long)img.image_pages);
+			ok = TRUE;
+		}
+	}
+	if (!ok)
+		er_snprintf(out, n, "an image on %s that cannot be read: %s", dev->id, e.detail);
+	er_free_pages(page, 1);
+	return ok;
 }

@@ -12,6 +12,8 @@
  * SetVirtualAddressMap with that assignment. It is read from the image's own kernel
  * page tables: for each runtime region, the kernel virtual range that maps all of it. */
 #include "arch/handoff.h"
+#include "arch/cpu.h"
+#include "image/fmt.h"
 #include "efi/virtmap.h"
 
 extern const UINT8 er_tramp32_start[], er_tramp32_end[];
@@ -282,7 +284,7 @@ static EFI_STATUS prepare_virtmap(struct tramp_params *p, er_safe_alloc_fn alloc
 EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *ctx)
 {
 	UINTN code_len = (UINTN)(er_tramp32_end - er_tramp32_start);
-	UINT32 a, b, c, d, max_ext;
+	UINT32 a, b, c, d;
 	enum paging mode;
 	EFI_STATUS err;
 
@@ -325,12 +327,16 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 		return log_error_status(EFI_UNSUPPORTED, L"the image kernel uses PAE; this CPU has none");
 	if (mode == PG_2LEVEL && !(d & (1u << 3)))
 		return log_error_status(EFI_UNSUPPORTED, L"this CPU has no 4 MiB pages (PSE)");
-	cpuid(0x80000000, &max_ext, &b, &c, &d);
-	BOOLEAN nx = FALSE;
+	/* NX: clear Intel's XD_DISABLE as Linux does, then see what the CPU offers; PAE
+	 * tables made on an NX CPU carry NX bits, reserved without EFER.NXE */
+	BOOLEAN xd_cleared = er_cpu_clear_xd_disable(), nx = er_cpu_has_nx();
 	UINT32 efer_lo = 0, efer_hi = 0;
-	if (max_ext >= 0x80000001) {
-		cpuid(0x80000001, &a, &b, &c, &d);
-		nx = (d & (1u << 20)) != 0;
+	if (xd_cleared)
+		log_info(L"i386: cleared IA32_MISC_ENABLE.XD_DISABLE (as Linux does): NX %a\n", nx ? "available" : "still missing");
+	if (!nx && mode == PG_PAE && er_image_uses_nx(h, 3)) {
+		er_snprintf(h->refusal, sizeof(h->refusal),
+			    "the image's page tables use NX (execute-disable), which this CPU does not offer (disabled in firmware setup?)");
+		return EFI_UNSUPPORTED;
 	}
 	/* for the log: whether the firmware already runs with EFER.NXE (then a missing
 	 * NXE in the restore routine would go unnoticed here) */

@@ -1,5 +1,7 @@
 /* x86_64 hand-off: page tables, GDT and the restore routine (trampoline.S). */
 #include "arch/handoff.h"
+#include "arch/cpu.h"
+#include "image/fmt.h"
 
 extern const UINT8 er_tramp64_start[], er_tramp64_end[];
 
@@ -22,10 +24,12 @@ struct tramp_params {
 	UINT64 image_cr3;        /* 48 */
 	UINT64 jump;             /* 56 */
 	UINT64 gdt[4];           /* 64 */
+	UINT64 nxe;              /* 96: set EFER.NXE (the CPU has NX) */
 } __attribute__((packed));
 
 _Static_assert(__builtin_offsetof(struct tramp_params, cr3) == 24, "params layout");
 _Static_assert(__builtin_offsetof(struct tramp_params, jump) == 56, "params layout");
+_Static_assert(__builtin_offsetof(struct tramp_params, nxe) == 96, "params layout");
 
 static UINT64 *table(UINT64 phys)
 {
@@ -45,12 +49,24 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	/* 4-level paging only: a CPU with LA57 lets a Debian kernel (CONFIG_X86_5LEVEL=y)
 	 * run 5-level paging, whose cr3 this 4-level restore routine cannot load */
 	UINT32 a, b, c, d;
-	__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0));
+	er_cpuid(0, 0, &a, &b, &c, &d);
 	if (a >= 7) {
-		__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
-		if (c & (1u << 16))
-			return log_error_status(EFI_UNSUPPORTED,
-						L"the CPU has 5-level paging (LA57): the image kernel may use it, which this loader cannot enter");
+		er_cpuid(7, 0, &a, &b, &c, &d);
+		if (c & (1u << 16)) {
+			er_snprintf(h->refusal, sizeof(h->refusal),
+				    "the CPU has 5-level paging (LA57): the image kernel may use it, which this loader cannot enter");
+			return EFI_UNSUPPORTED;
+		}
+	}
+	/* NX: the image's page tables carry NX bits whenever its CPU had NX; without
+	 * EFER.NXE they are reserved bits and the first access after the jump faults */
+	BOOLEAN xd_cleared = er_cpu_clear_xd_disable(), nx = er_cpu_has_nx();
+	if (xd_cleared)
+		log_info(L"x86_64: cleared IA32_MISC_ENABLE.XD_DISABLE (as Linux does): NX %a\n", nx ? "available" : "still missing");
+	if (!nx && er_image_uses_nx(h, 4)) {
+		er_snprintf(h->refusal, sizeof(h->refusal),
+			    "the image's page tables use NX (execute-disable), which this CPU does not offer (disabled in firmware setup?)");
+		return EFI_UNSUPPORTED;
 	}
 	if (pdpt_pages > 1)
 		return log_error_status(EFI_UNSUPPORTED, L"RAM above 512 GiB is not supported");
@@ -105,6 +121,7 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	p->count = h->list_count;
 	p->image_cr3 = h->image_cr3;
 	p->jump = h->jump_address;
+	p->nxe = nx;
 
 	h->code_phys = code;
 	h->params_phys = params;

@@ -5,7 +5,7 @@
  *
  * It switches to its own stack, GDT (CS = 0x10 = __KERNEL_CS, data 0x18 = __KERNEL_DS)
  * and page tables (identity map of RAM + jump_address -> jump_address_phys), sets
- * EFER.NXE, clears CR4.PCIDE, copies (or zero-fills) the bounced pages, then enters
+ * EFER.NXE on CPUs with NX, clears CR4.PCIDE, copies (or zero-fills) the bounced pages, then enters
  * the image kernel's restore_registers with %r9 = the image's cr3, interrupts off.
  */
 #define P_STACK   0
@@ -15,6 +15,7 @@
 #define P_COUNT   40
 #define P_IMGCR3  48
 #define P_JUMP    56
+#define P_NXE     96
 
 	.text
 	.code64
@@ -38,11 +39,15 @@ er_tramp64_start:
 	movl	%eax, %fs
 	movl	%eax, %gs
 
-	/* EFER.NXE: the image's page tables carry NX bits */
+	/* EFER.NXE: the image's page tables carry NX bits. Only on a CPU with NX (the
+	 * loader refused images that need NX on others): there wrmsr would fault */
+	cmpq	$0, P_NXE(%rbx)
+	je	6f
 	movl	$0xc0000080, %ecx
 	rdmsr
 	orl	$0x800, %eax
 	wrmsr
+6:
 
 	/* CR4: PCIDE off (CR3 below has PCID 0), PGE off to drop global TLB entries */
 	movq	%cr4, %rax
