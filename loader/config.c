@@ -7,9 +7,17 @@ void er_config_defaults(struct er_config *c)
 	c->timeout = ER_CONF_TIMEOUT_DEFAULT;
 }
 
+/* Separators: space and tab only. Other control characters are not white space here
+ * (a shell's echo turns "\vmlinuz.efi" into a vertical tab and "mlinuz.efi"): a line
+ * holding one is refused as a whole. '\r' is only taken off the end of a line (CRLF). */
 static bool is_space(char ch)
 {
-	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+	return ch == ' ' || ch == '\t';
+}
+
+static bool is_control(char ch)
+{
+	return ((unsigned char)ch < 0x20 && ch != '\t') || ch == 0x7f;
 }
 
 static int hexval(char ch)
@@ -208,6 +216,29 @@ static const char *apply(struct er_config *c, const char *k, size_t kn, const ch
 	return "unknown key";
 }
 
+/* "control character 0x0b in column 10" into why[48] */
+static const char *control_reason(char why[48], uint8_t ch, size_t col)
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char head[] = "control character 0x";
+	char digits[24];
+	size_t o = sizeof(head) - 1, nd = 0;
+
+	er_memcpy(why, head, o);
+	why[o++] = hex[ch >> 4];
+	why[o++] = hex[ch & 15];
+	er_memcpy(why + o, " in column ", 11);
+	o += 11;
+	do {
+		digits[nd++] = (char)('0' + col % 10);
+		col /= 10;
+	} while (col && nd < sizeof(digits));
+	while (nd && o < 47)
+		why[o++] = digits[--nd];
+	why[o] = 0;
+	return why;
+}
+
 unsigned er_config_parse(struct er_config *c, const char *buf, size_t len,
 			 er_config_warn_fn warn, void *ctx)
 {
@@ -219,8 +250,8 @@ unsigned er_config_parse(struct er_config *c, const char *buf, size_t len,
 		pos = 3;
 
 	while (pos < len) {
-		size_t end = pos, ks, ke, vs, ve;
-		char key[32];
+		size_t end = pos, ls = pos, ks, ke, vs, ve;
+		char key[32], why[48];
 		const char *reason = NULL;
 
 		while (end < len && buf[end] != '\n')
@@ -232,7 +263,7 @@ unsigned er_config_parse(struct er_config *c, const char *buf, size_t len,
 
 		while (ks < ve && is_space(buf[ks]))
 			ks++;
-		while (ve > ks && is_space(buf[ve - 1]))
+		while (ve > ks && (is_space(buf[ve - 1]) || buf[ve - 1] == '\r'))
 			ve--;
 		if (ks == ve || buf[ks] == '#')
 			continue;
@@ -252,11 +283,14 @@ unsigned er_config_parse(struct er_config *c, const char *buf, size_t len,
 		}
 		key[kl] = 0;
 
-		for (size_t i = ks; i < ve; i++)
+		for (size_t i = ks; i < ve; i++) {
 			if (buf[i] == 0) {
 				reason = "NUL byte in line";
 				break;
 			}
+			if (is_control(buf[i]) && !reason)
+				reason = control_reason(why, (uint8_t)buf[i], i - ls + 1);
+		}
 		if (!reason && vs == ve)
 			reason = "missing value";
 		if (!reason)

@@ -183,7 +183,54 @@ static void test_binary_garbage(void **state)
 	assert_int_equal(c.timeout, 7);
 	assert_string_equal(w.reason[0], "NUL byte in line");
 	assert_string_equal(w.key[1], "??");
-	assert_string_equal(w.reason[2], "control character in options");
+	assert_string_equal(w.reason[2], "control character 0x01 in column 10");
+}
+
+/* Defect 7: a shell's echo turns "fallback \vmlinuz.efi" into a vertical tab plus
+ * "mlinuz.efi"; the line was taken as "fallback mlinuz.efi" without a word. Every byte
+ * below 0x20 but tab, and 0x7f, now refuses its line with a warning. */
+static void test_control_characters(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	assert_int_equal(parse(&c, &w, "fallback \vmlinuz.efi\ntimeout 1\n"), 1);
+	assert_string_equal(c.fallback, "");
+	assert_int_equal(c.timeout, 1);
+	assert_int_equal(w.line[0], 1);
+	assert_string_equal(w.key[0], "fallback");
+	assert_string_equal(w.reason[0], "control character 0x0b in column 10");
+	for (int ch = 1; ch < 0x80; ch++) {
+		if (ch == '\t' || ch == '\n' || (ch >= 0x20 && ch < 0x7f))
+			continue;
+		char text[128];
+		/* in a path, in options, in a number, before the key, between key and value */
+		const char *fmt[] = { "fallback \\EFI\\%cx.efi\n", "options a%cb\n", "timeout 1%c\n", "%ctimeout 1\n",
+				      "timeout%c1\n", "dry-run yes%c \n", "fallback %c\\x.efi\n" };
+		for (size_t f = 0; f < sizeof(fmt) / sizeof(fmt[0]); f++) {
+			if (ch == '\r' && (f == 2 || f == 5))
+				continue;   /* CR at the end of a line is a CRLF line end */
+			snprintf(text, sizeof(text), fmt[f], ch);
+			assert_int_equal(parse(&c, &w, text), 1);
+			assert_int_equal(w.n, 1);
+			assert_non_null(strstr(w.reason[0], "control character 0x"));
+			assert_string_equal(c.fallback, "");
+			assert_string_equal(c.options, "");
+			assert_int_equal(c.timeout, 3);
+			assert_false(c.dry_run);
+		}
+	}
+	/* tab separates and may sit inside a value; CR only ends a line */
+	assert_int_equal(parse(&c, &w, "options\ta\tb \r\nfallback\t\\x.efi\r\n"), 0);
+	assert_string_equal(c.options, "a\tb");
+	assert_string_equal(c.fallback, "\\x.efi");
+	assert_int_equal(parse(&c, &w, "options a\rb\n"), 1);
+	assert_string_equal(w.reason[0], "control character 0x0d in column 10");
+	/* UTF-8 is not a control character */
+	assert_int_equal(parse(&c, &w, "options caf\xc3\xa9\n"), 0);
+	assert_string_equal(c.options, "caf\xc3\xa9");
+	/* a comment may hold anything */
+	assert_int_equal(parse(&c, &w, "# \x01\x7f\v\n"), 0);
 }
 
 static void test_no_trailing_newline_and_crlf(void **state)
@@ -220,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_resume_dos_partuuid),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_binary_garbage),
+		cmocka_unit_test(test_control_characters),
 		cmocka_unit_test(test_no_trailing_newline_and_crlf),
 		cmocka_unit_test(test_guid_roundtrip),
 	};
