@@ -1,0 +1,475 @@
+#!/usr/bin/env bash
+# Host-side test of tools/efiresume-install and its systemd-sleep hook against a fake root:
+# a fake sysfs (firmware/efi, efivars as a plain directory, power/resume, class/block,
+# dev/block), tmpfs mounts standing in for the ESP (mounted with source /dev/vda1) and for a
+# read-only efivarfs, swap "devices" that are regular files (mkswap, mke2fs), and
+# /proc/swaps. The real efibootmgr works on the fake efivars (EFIVARFS_PATH); only its
+# entry creation (-C, which needs a real disk) is played by a wrapper that writes the
+# HD()/File() load option efibootmgr would write, and logs its arguments.
+# Oracles: efiresume's own parsers (loader/config.c reads the efiresume.conf the tool
+# wrote; loader/hibloc.c reads EfiresumeLocation; the loader's swap and filesystem UUID
+# readers read the devices), efibootmgr -v (reads the entries), blkid, cmp.
+# Needs root (tmpfs mounts). Prints "ok:"/"FAIL:" lines and ends with "N passed, N failed".
+#   tests/host/test-install.sh        (from the top of the tree; builds its helper with gcc)
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TOOL=$TOP/tools/efiresume-install
+HOOK=$TOP/packaging/efiresume.sleep
+G=8be4df61-93ca-11d2-aa0d-00e098032b8c
+ERG=338ebdff-5bf8-4971-8760-45caada2d435
+LABEL="Resume hibernated Linux"
+
+passes=0 fails=0
+ok() { echo "ok: $*"; passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { if [ "$2" = "$3" ]; then ok "$1 ($2)"; else fail "$1: got '$2', want '$3'"; fi; }
+has() { if printf '%s\n' "$2" | grep -qF -- "$3"; then ok "$1"; else fail "$1: no '$3' in: $2"; fi; }
+finish() { echo "$passes passed, $fails failed"; [ "$fails" = 0 ]; exit $?; }
+
+W=$(mktemp -d /tmp/efiresume-install-test.XXXXXX)
+MOUNTS=()
+cleanup() {
+	local m
+	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+# ---------------------------------------------------------------- oracle: the loader's parsers
+cat >"$W/oracle.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "loader/config.h"
+#include "loader/hibloc.h"
+static unsigned char buf[1 << 20];
+static size_t slurp(const char *p, size_t max)
+{
+	FILE *f = fopen(p, "rb");
+	if (!f) { perror(p); exit(2); }
+	size_t n = fread(buf, 1, max, f);
+	fclose(f);
+	return n;
+}
+static void warn(void *ctx, unsigned line, const char *key, const char *reason)
+{
+	(void)ctx;
+	printf("warning=%u %s %s\n", line, key, reason);
+}
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "conf")) {
+		struct er_config c;
+		size_t n = slurp(argv[2], sizeof(buf));
+		er_config_defaults(&c);
+		unsigned w = er_config_parse(&c, (const char *)buf, n, warn, NULL);
+		printf("warnings=%u\ntimeout=%u\nfallback=%s\noptions=%s\ndry_run=%d\n", w, c.timeout,
+		       c.fallback, c.options, c.dry_run);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "hibloc")) {   /* an efivarfs file: 4 attribute bytes first */
+		struct er_hibloc h;
+		char u[37];
+		size_t n = slurp(argv[2], sizeof(buf));
+		if (n < 4 || !er_hibloc_parse((const char *)buf + 4, n - 4, &h)) {
+			printf("unparsable\n");
+			return 1;
+		}
+		er_uuid_format(h.uuid, u);
+		printf("attr=%u\nuuid=%s\noffset=%llu\nkernel=%s\n", er_le32(buf), u,
+		       (unsigned long long)h.offset, h.kernel);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "swapuuid")) {
+		uint8_t g[16];
+		char u[37];
+		slurp(argv[2], 4096);
+		er_swap_uuid(buf, g);
+		er_uuid_format(g, u);
+		printf("%s\n", u);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "fsuuid")) {
+		uint8_t g[16];
+		char u[37];
+		size_t n = slurp(argv[2], ER_FS_UUID_BYTES);
+		if (!er_fs_uuid(buf, n, g))
+			return 1;
+		er_uuid_format(g, u);
+		printf("%s\n", u);
+		return 0;
+	}
+	return 2;
+}
+EOF
+gcc -O1 -I"$TOP" -DEFIRESUME_HOST "$W/oracle.c" "$TOP/loader/config.c" "$TOP/loader/hibloc.c" \
+	"$TOP/image/shim.c" -o "$W/oracle" || { fail "cannot build the oracle"; finish; }
+ORACLE=$W/oracle
+
+# ---------------------------------------------------------------- load options
+# mkopt FILE DESC PART PARTGUID PATH [OPTDATA_UCS2_TEXT]   (PATH "" = no File node:
+# a firmware-volume file node instead, as OVMF's own entries)
+cat >"$W/mkopt.pl" <<'EOF'
+
+	my ($file, $desc, $part, $guid, $path, $opt) = @ARGV;
+	sub ucs2 { my $s = shift; return pack("v*", map { ord } split //, $s) . "\0\0"; }
+	my $fp = "";
+	if ($path ne "") {
+		my @g = split /-/, $guid;
+		my $sig = pack("V v v", hex $g[0], hex $g[1], hex $g[2]) . pack("H4", $g[3]) . pack("H12", $g[4]);
+		$fp .= pack("C C v V Q< Q<", 4, 1, 42, $part, 2048, 1048576) . $sig . pack("C C", 2, 2);
+		my $f = ucs2($path);
+		$fp .= pack("C C v", 4, 4, 4 + length $f) . $f;
+	} else {
+		$fp .= pack("C C v", 4, 6, 20) . ("\x11" x 16);
+	}
+	$fp .= pack("C C v", 0x7f, 0xff, 4);
+	my $d = pack("V V v", 7, 1, length $fp) . ucs2($desc) . $fp;
+	$d .= pack("v*", map { ord } split //, $opt) if defined $opt;
+	open my $fh, ">:raw", $file or die; print $fh $d; close $fh;
+EOF
+mkopt() { perl "$W/mkopt.pl" "$@"; }
+u16var() { perl -e 'open my $fh, ">:raw", $ARGV[0] or die; print $fh pack("V", 7), pack("v*", map { hex } @ARGV[1..$#ARGV])' "$@"; }
+rdorder() { perl -e 'local $/; open my $fh, "<:raw", $ARGV[0] or exit 0; my $d = <$fh>; print join(",", map { sprintf "%04X", $_ } unpack("v*", substr($d, 4))), "\n"' "$1"; }
+
+ESP_GUID=0c9f1e4a-3b7d-4e62-9a51-7d1c2b3e4f50
+STUB_OPTS='initrd=\EFI\debian\initrd.img root=/dev/vda3 ro console=ttyS0'
+
+# build a fresh fake machine in $W/m; $1: fw word size (64|32)
+machine() {
+	local m=$W/m
+	for x in "${MOUNTS[@]}"; do umount "$x" 2>/dev/null; done
+	MOUNTS=()
+	rm -rf "$m"
+	mkdir -p "$m"/sys/firmware/efi/efivars "$m"/sys/power "$m"/sys/devices/virtual/block/vda/{vda1,vda2,vda3} \
+		"$m"/sys/class/block "$m"/sys/dev/block/{254:1,254:2,254:3} "$m"/proc "$m"/dev "$m"/state "$m"/lib \
+		"$m"/bin "$m"/boot/efi "$m"/efi
+	echo "${1:-64}" >"$m/sys/firmware/efi/fw_platform_size"
+	for p in 1 2 3; do
+		echo "$p" >"$m/sys/devices/virtual/block/vda/vda$p/partition"
+		ln -s "../../devices/virtual/block/vda/vda$p" "$m/sys/class/block/vda$p"
+		printf 'MAJOR=254\nMINOR=%s\nDEVNAME=vda%s\nDEVTYPE=partition\n' "$p" "$p" >"$m/sys/dev/block/254:$p/uevent"
+	done
+	echo 254:2 >"$m/sys/power/resume"
+	echo 0 >"$m/sys/power/resume_offset"
+	# swap partition vda2 (a file), and vda3 an ext4 filesystem holding a swap file
+	truncate -s 8M "$m/dev/vda2"
+	mkswap -U 5b3a0c9e-1111-4222-8333-944455556666 "$m/dev/vda2" >/dev/null 2>&1
+	truncate -s 16M "$m/dev/vda3"
+	mke2fs -q -F -t ext4 -U 7e2f4a10-aaaa-4bbb-8ccc-dddddddddddd "$m/dev/vda3" >/dev/null 2>&1
+	printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n%s\tpartition\t8188\t\t0\t\t-2\n' "$m/dev/vda2" >"$m/proc/swaps"
+	# EFI variables: OVMF-like entries, a shim entry, a kernel EFI stub entry with a command line
+	local v=$m/sys/firmware/efi/efivars
+	mkopt "$v/Boot0000-$G" UiApp 0 "" ""
+	mkopt "$v/Boot0001-$G" debian 1 "$ESP_GUID" '\EFI\debian\shimx64.efi'
+	mkopt "$v/Boot0002-$G" "Debian (EFI stub)" 1 "$ESP_GUID" '\EFI\debian\vmlinuz.efi' "$STUB_OPTS"
+	mkopt "$v/Boot0003-$G" "UEFI Misc Device" 0 "" ""
+	u16var "$v/BootOrder-$G" 0002 0001 0003 0000
+	u16var "$v/BootCurrent-$G" 0002
+	printf '\006\000\000\000\000' >"$v/SecureBoot-$G"
+	# package binaries (distinct contents per arch) and the ESP
+	head -c 70000 /dev/urandom >"$m/lib/efiresume-x64.efi"
+	head -c 60000 /dev/urandom >"$m/lib/efiresume-ia32.efi"
+	mount -t tmpfs -o size=16m /dev/vda1 "$m/boot/efi" || { fail "cannot mount a tmpfs (needs root)"; finish; }
+	MOUNTS+=("$m/boot/efi")
+	mkdir -p "$m/boot/efi/EFI/debian" "$m/boot/efi/EFI/BOOT"
+	echo shim >"$m/boot/efi/EFI/debian/shimx64.efi"
+	echo stub >"$m/boot/efi/EFI/debian/vmlinuz.efi"
+	echo removable >"$m/boot/efi/EFI/BOOT/BOOTX64.EFI"
+	# efibootmgr: the real one, except -C (needs a real disk): write what it would, log the call
+	cat >"$m/bin/efibootmgr" <<EOF
+#!/bin/bash
+case " \$* " in
+*" -C "*)
+	echo "\$*" >>"$m/efibootmgr-create.log"
+	while [ \$# -gt 0 ]; do
+		case \$1 in -d) disk=\$2; shift ;; -p) part=\$2; shift ;; -L) label=\$2; shift ;; -l) loader=\$2; shift ;; esac
+		shift
+	done
+	[ -e "\$disk" ] || [ "\$disk" = "$m/dev/vda" ] || { echo "no disk \$disk" >&2; exit 1; }
+	for n in \$(seq 0 255); do
+		x=\$(printf %04X \$n)
+		[ -e "$v/Boot\$x-$G" ] && continue
+		perl "$W/mkopt.pl" "$v/Boot\$x-$G" "\$label" "\$part" "$ESP_GUID" "\$loader"
+		exit 0
+	done
+	exit 1 ;;
+*" -o "*)
+	# efivarfs replaces a variable on write; libefivar's write into a plain directory
+	# would leave the old tail of a longer BootOrder: remove it first, as the kernel would
+	cp "$v/BootOrder-$G" "$m/BootOrder.old" 2>/dev/null
+	rm -f "$v/BootOrder-$G"
+	/usr/bin/efibootmgr "\$@" && exit 0
+	rc=\$?
+	cp "$m/BootOrder.old" "$v/BootOrder-$G" 2>/dev/null
+	exit \$rc ;;
+esac
+exec /usr/bin/efibootmgr "\$@"
+EOF
+	chmod +x "$m/bin/efibootmgr"
+	M=$m V=$v ESP=$m/boot/efi
+	export EFIRESUME_SYSFS=$m/sys EFIRESUME_PROC=$m/proc EFIRESUME_DEV=$m/dev EFIRESUME_STATE_DIR=$m/state \
+		EFIRESUME_LIBDIR=$m/lib EFIRESUME_ESP_FSTYPES="vfat tmpfs" EFIRESUME_EFIBOOTMGR=$m/bin/efibootmgr \
+		EFIRESUME_INSPECT=$TOP/build/swsusp-inspect EFIRESUME_ESP_CANDIDATES="$m/boot/efi $m/efi"
+	export EFIVARFS_PATH=$v/
+}
+
+# everything the tool may change, as one checksum
+snapshot() { (cd "$M" && find sys/firmware/efi/efivars boot/efi state -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum; find boot/efi state | sort) | sha256sum; }
+ours() { # Boot#### whose file path is ours, by efibootmgr -v (the oracle for our entries)
+	efibootmgr -v 2>/dev/null | grep -i 'File(\\EFI\\efiresume\\efiresume.efi)' | sed -n 's/^Boot\([0-9A-F]\{4\}\).*/\1/p'
+}
+conf() { "$ORACLE" conf "$ESP/EFI/efiresume/efiresume.conf" | sed -n "s/^$1=//p"; }
+st() { sed -n "s/^$1=//p" "$M/state/state"; }
+
+# ---------------------------------------------------------------- preconditions: error, no change
+# refused CASE MESSAGE -- ARGS...: the tool fails, says MESSAGE, and changes nothing
+refused() {
+	local name=$1 msg=$2 before after out rc
+	shift 3
+	before=$(snapshot)
+	out=$("$TOOL" "$@" 2>&1)
+	rc=$?
+	after=$(snapshot)
+	if [ "$rc" != 0 ] && printf '%s' "$out" | grep -qF -- "$msg" && [ "$before" = "$after" ]; then
+		ok "refused: $name"
+	else
+		fail "refused: $name: rc $rc, unchanged $([ "$before" = "$after" ] && echo yes || echo NO), output: $out"
+	fi
+}
+
+machine 64
+mv "$M/sys/firmware/efi" "$M/sys/firmware/efi.off"
+refused "not booted through UEFI" "not booted through UEFI" -- install
+mv "$M/sys/firmware/efi.off" "$M/sys/firmware/efi"
+
+printf '\006\000\000\000\001' >"$V/SecureBoot-$G"
+refused "Secure Boot enabled" "efiresume is not signed; the firmware would refuse to start it" -- install
+printf '\006\000\000\000\000' >"$V/SecureBoot-$G"
+
+cp "$M/proc/swaps" "$W/swaps"
+head -n 1 "$W/swaps" >"$M/proc/swaps"
+refused "no swap" "no swap is active" -- install
+cp "$W/swaps" "$M/proc/swaps"
+
+EFIRESUME_ESP_CANDIDATES="$M/efi" refused "no ESP" "no EFI system partition found" -- install
+refused "--esp-path not mounted" "is not a mount point" -- install --esp-path="$M/efi"
+EFIRESUME_ESP_FSTYPES=vfat refused "ESP not FAT" "not FAT" -- install --esp-path="$ESP"
+refused "--fallback missing on the ESP" "no such file on the EFI system partition" -- install --fallback='\EFI\nothere.efi'
+refused "bad --mode" "--mode must be" -- install --mode=sometimes
+
+# read-only efivarfs: a copy of the variables on a tmpfs mounted read-only
+cp -a "$V" "$W/efivars.rw"
+mount -t tmpfs tmpfs "$V" && MOUNTS=("$V" "${MOUNTS[@]}")
+cp -a "$W/efivars.rw/." "$V/"
+mount -o remount,ro "$V"
+refused "read-only efivarfs" "read-only" -- install
+umount "$V"; MOUNTS=("${MOUNTS[@]:1}")
+mv "$V" "$W/efivars.gone"
+refused "no efivars" "EFI variables are not available" -- install
+mv "$W/efivars.gone" "$V"
+
+out=$("$TOOL" update 2>&1); rc=$?
+[ "$rc" != 0 ] && has "update before install: refused" "$out" "not installed" || fail "update before install succeeded: $out"
+before=$(snapshot); out=$("$TOOL" update --graceful 2>&1); rc=$?
+check "update --graceful, not installed: status" "$rc" 0
+check "update --graceful, not installed: nothing changed" "$(snapshot)" "$before"
+
+# ---------------------------------------------------------------- install (on-hibernate)
+order0=$(rdorder "$V/BootOrder-$G")
+out=$("$TOOL" install 2>&1); rc=$?
+check "install: status" "$rc" 0
+cmp -s "$M/lib/efiresume-x64.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "install: the x64 binary is \\EFI\\efiresume\\efiresume.efi" || fail "install: binary on the ESP differs"
+e=$(ours)
+check "install: one entry with our path (efibootmgr -v)" "$(echo "$e" | grep -c .)" 1
+has "install: the entry's label" "$(efibootmgr 2>/dev/null)" "Boot$e* $LABEL"
+has "install: efibootmgr -C got the ESP's disk and partition" "$(cat "$M/efibootmgr-create.log")" "-d $M/dev/vda -p 1 -L $LABEL -l \\EFI\\efiresume\\efiresume.efi"
+check "install: BootOrder untouched (on-hibernate)" "$(rdorder "$V/BootOrder-$G")" "$order0"
+check "install: state mode" "$(st mode)" on-hibernate
+check "install: state entry" "$(st entry)" "$e"
+check "install: loader parses efiresume.conf without warnings" "$(conf warnings)" 0
+check "install: timeout 0" "$(conf timeout)" 0
+check "install: fallback from BootCurrent (the stub)" "$(conf fallback)" '\EFI\debian\vmlinuz.efi'
+check "install: options = the stub entry's command line" "$(conf options)" "$STUB_OPTS"
+has "install: the fallback's origin in a comment" "$(cat "$ESP/EFI/efiresume/efiresume.conf")" 'Boot0002 ("Debian (EFI stub)"), the entry this system booted from (BootCurrent)'
+
+# again: still one entry, the same configuration
+cp "$ESP/EFI/efiresume/efiresume.conf" "$W/conf1"
+"$TOOL" install >/dev/null 2>&1
+check "install twice: still one entry" "$(ours | grep -c .)" 1
+cmp -s "$W/conf1" "$ESP/EFI/efiresume/efiresume.conf" && ok "install twice: efiresume.conf unchanged" || fail "install twice: efiresume.conf changed: $(diff "$W/conf1" "$ESP/EFI/efiresume/efiresume.conf")"
+
+# ---------------------------------------------------------------- update keeps user settings
+cat >>"$ESP/EFI/efiresume/efiresume.conf" <<'EOF'
+# mine
+dry-run yes
+timeout 7
+EOF
+sed -i 's/^fallback .*/fallback \\EFI\\debian\\shimx64.efi/' "$ESP/EFI/efiresume/efiresume.conf"
+cp "$ESP/EFI/efiresume/efiresume.conf" "$W/conf2"
+head -c 71000 /dev/urandom >"$M/lib/efiresume-x64.efi"     # a new package version
+out=$("$TOOL" update 2>&1); rc=$?
+check "update: status" "$rc" 0
+cmp -s "$M/lib/efiresume-x64.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "update: new binary on the ESP" || fail "update: binary not replaced"
+cmp -s "$W/conf2" "$ESP/EFI/efiresume/efiresume.conf" && ok "update: efiresume.conf byte for byte as the user left it" || fail "update changed efiresume.conf"
+check "update: loader sees the user's timeout" "$(conf timeout)" 7
+check "update: loader sees the user's fallback" "$(conf fallback)" '\EFI\debian\shimx64.efi'
+check "update: loader sees dry-run" "$(conf dry_run)" 1
+check "update: still one entry" "$(ours | grep -c .)" 1
+# update --graceful when installed: also updates
+head -c 72000 /dev/urandom >"$M/lib/efiresume-x64.efi"
+"$TOOL" update --graceful >/dev/null 2>&1
+cmp -s "$M/lib/efiresume-x64.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "update --graceful, installed: new binary" || fail "update --graceful did not update"
+# update recreates a deleted entry (and keeps it out of BootOrder)
+efibootmgr -b "$e" -B >/dev/null 2>&1
+"$TOOL" update >/dev/null 2>&1
+e=$(ours)
+check "update: a deleted entry is recreated, once" "$(echo "$e" | grep -c .)" 1
+check "update: recreated entry recorded" "$(st entry)" "$e"
+check "update: BootOrder still untouched" "$(rdorder "$V/BootOrder-$G")" "$order0"
+# install again with a changed setting keeps the others
+"$TOOL" install --timeout=2 >/dev/null 2>&1
+check "install --timeout: timeout" "$(conf timeout)" 2
+check "install --timeout: the user's fallback kept" "$(conf fallback)" '\EFI\debian\shimx64.efi'
+check "install --timeout: dry-run kept" "$(conf dry_run)" 1
+check "install --timeout: no warnings" "$(conf warnings)" 0
+
+# ---------------------------------------------------------------- the sleep hook
+runhook() { EFIRESUME_INSTALL=$TOOL "$HOOK" "$@"; }
+loc=$V/EfiresumeLocation-$ERG
+out=$(runhook pre hibernate 2>&1); rc=$?
+check "hook pre hibernate: status" "$rc" 0
+check "hook pre hibernate: BootNext = our entry" "$(rdorder "$V/BootNext-$G")" "$e"
+check "hook: EfiresumeLocation attributes (NV+BS+RT)" "$("$ORACLE" hibloc "$loc" | sed -n 's/^attr=//p')" 7
+check "hook: EfiresumeLocation uuid = the loader's reading of the swap header" \
+	"$("$ORACLE" hibloc "$loc" | sed -n 's/^uuid=//p')" "$("$ORACLE" swapuuid "$M/dev/vda2")"
+check "hook: EfiresumeLocation uuid = blkid's" "$("$ORACLE" hibloc "$loc" | sed -n 's/^uuid=//p')" "$(blkid -o value -s UUID "$M/dev/vda2")"
+check "hook: EfiresumeLocation offset 0 (partition)" "$("$ORACLE" hibloc "$loc" | sed -n 's/^offset=//p')" 0
+check "hook: EfiresumeLocation kernelVersion" "$("$ORACLE" hibloc "$loc" | sed -n 's/^kernel=//p')" "$(uname -r)"
+has "hook: EfiresumeLocation device" "$(tail -c +5 "$loc")" '"device":"254:2"'
+out=$("$TOOL" status 2>&1)
+has "status: installed" "$out" "Installed:    yes"
+has "status: mode" "$out" "Mode:         on-hibernate"
+has "status: entry, not in BootOrder, BootNext at it" "$out" "Boot$e \"$LABEL\" \\EFI\\efiresume\\efiresume.efi; in BootOrder: no; BootNext: points at it"
+has "status: fallback" "$out" 'Fallback:     \EFI\debian\shimx64.efi'
+has "status: swap without image (swsusp-inspect)" "$out" "$M/dev/vda2 (active swap): no image"
+out=$(runhook post hibernate 2>&1); rc=$?
+check "hook post hibernate: status" "$rc" 0
+[ -e "$V/BootNext-$G" ] && fail "hook post: BootNext still set" || ok "hook post: BootNext cleared"
+[ -e "$loc" ] && fail "hook post: EfiresumeLocation still there" || ok "hook post: EfiresumeLocation deleted"
+# post must not touch a BootNext that points elsewhere
+u16var "$V/BootNext-$G" 0001
+runhook post hibernate >/dev/null 2>&1
+check "hook post: a BootNext at another entry is kept" "$(rdorder "$V/BootNext-$G")" 0001
+rm -f "$V/BootNext-$G"
+# suspend: nothing
+runhook pre suspend >/dev/null 2>&1
+[ -e "$V/BootNext-$G" ] || [ -e "$loc" ] && fail "hook pre suspend changed variables" || ok "hook pre suspend: nothing"
+for a in hybrid-sleep suspend-then-hibernate; do
+	runhook pre $a >/dev/null 2>&1
+	check "hook pre $a: BootNext" "$(rdorder "$V/BootNext-$G")" "$e"
+	runhook post $a >/dev/null 2>&1
+done
+# a swap file: the filesystem's UUID and resume_offset
+echo 254:3 >"$M/sys/power/resume"; echo 34816 >"$M/sys/power/resume_offset"
+runhook pre hibernate >/dev/null 2>&1
+check "hook, swap file: uuid = the loader's reading of the ext4 superblock" \
+	"$("$ORACLE" hibloc "$loc" | sed -n 's/^uuid=//p')" "$("$ORACLE" fsuuid "$M/dev/vda3")"
+check "hook, swap file: offset" "$("$ORACLE" hibloc "$loc" | sed -n 's/^offset=//p')" 34816
+runhook post hibernate >/dev/null 2>&1
+echo 254:2 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
+# entry deleted behind our back: the hook must not set BootNext to a dangling number
+efibootmgr -b "$e" -B >/dev/null 2>&1
+out=$(runhook pre hibernate 2>&1); rc=$?
+check "hook, entry missing: status 0" "$rc" 0
+[ -e "$V/BootNext-$G" ] && fail "hook, entry missing: BootNext set" || ok "hook, entry missing: BootNext not set"
+has "hook, entry missing: says so" "$out" "boot entry is missing"
+runhook post hibernate >/dev/null 2>&1
+"$TOOL" update >/dev/null 2>&1
+e=$(ours)
+# a hook that cannot work (no efivars) still exits 0
+mv "$V" "$W/efivars.gone"
+runhook pre hibernate >/dev/null 2>&1
+check "hook without efivars: status 0" "$?" 0
+mv "$W/efivars.gone" "$V"
+
+# ---------------------------------------------------------------- image in swap: status reports the refusal
+cp "$M/dev/vda2" "$W/vda2.clean"
+printf 'S1SUSPEND\0' | dd of="$M/dev/vda2" bs=1 seek=4086 conv=notrunc status=none
+want=$("$TOP/build/swsusp-inspect" --json "$M/dev/vda2" | sed -n 's/^  "verdict": "\(.*\)"$/\1/p' | sed 's/\\"/"/g')
+out=$("$TOOL" status 2>&1)
+case $want in refused*) ok "a damaged image: swsusp-inspect refuses it ($want)" ;; *) fail "damaged image not refused: $want" ;; esac
+has "status: swsusp-inspect's verdict for an image in swap" "$out" "$M/dev/vda2 (active swap): image found, $want"
+cp "$W/vda2.clean" "$M/dev/vda2"
+
+# ---------------------------------------------------------------- always mode, and back
+out=$("$TOOL" install --mode=always 2>&1)
+check "always: entry first in BootOrder, the rest as before" "$(rdorder "$V/BootOrder-$G")" "$e,$order0"
+check "always: state" "$(st mode)" always
+check "always: still one entry" "$(ours | grep -c .)" 1
+runhook pre hibernate >/dev/null 2>&1
+[ -e "$V/BootNext-$G" ] && fail "always: the hook set BootNext" || ok "always: the hook leaves BootNext alone"
+[ -e "$loc" ] && ok "always: the hook writes EfiresumeLocation" || fail "always: no EfiresumeLocation"
+runhook post hibernate >/dev/null 2>&1
+"$TOOL" install >/dev/null 2>&1
+check "install without --mode keeps the recorded mode" "$(st mode)" always
+"$TOOL" install --mode=on-hibernate >/dev/null 2>&1
+check "back to on-hibernate: BootOrder as before" "$(rdorder "$V/BootOrder-$G")" "$order0"
+
+# ---------------------------------------------------------------- remove
+"$TOOL" install --mode=always >/dev/null 2>&1
+runhook pre hibernate >/dev/null 2>&1
+u16var "$V/BootNext-$G" "$e"
+out=$("$TOOL" remove 2>&1); rc=$?
+check "remove: status" "$rc" 0
+check "remove: no entry with our path left" "$(ours | grep -c .)" 0
+check "remove: BootOrder as before install" "$(rdorder "$V/BootOrder-$G")" "$order0"
+[ -e "$V/BootNext-$G" ] && fail "remove: BootNext still there" || ok "remove: BootNext pointing at it deleted"
+[ -e "$loc" ] && fail "remove: EfiresumeLocation left" || ok "remove: EfiresumeLocation deleted"
+[ -e "$ESP/EFI/efiresume" ] && fail "remove: \\EFI\\efiresume left" || ok "remove: \\EFI\\efiresume deleted"
+[ -e "$M/state/state" ] && fail "remove: state file left" || ok "remove: state file deleted"
+[ -e "$ESP/EFI/debian/shimx64.efi" ] && ok "remove: other files on the ESP kept" || fail "remove deleted other files"
+check "remove: the other entries kept" "$(ls "$V" | grep -c '^Boot[0-9A-F]\{4\}-')" 4
+out=$("$TOOL" remove 2>&1); rc=$?
+check "remove twice: status 0" "$rc" 0
+has "remove twice: nothing to remove" "$out" "not installed"
+# a BootNext at another entry survives remove
+"$TOOL" install >/dev/null 2>&1
+u16var "$V/BootNext-$G" 0001
+"$TOOL" remove >/dev/null 2>&1
+check "remove: a BootNext at another entry is kept" "$(rdorder "$V/BootNext-$G")" 0001
+
+# ---------------------------------------------------------------- fallback detection variants
+machine 64
+u16var "$V/BootCurrent-$G" 0001
+"$TOOL" install >/dev/null 2>&1
+check "BootCurrent shim: fallback" "$(conf fallback)" '\EFI\debian\shimx64.efi'
+check "BootCurrent shim: no options" "$(conf options)" ""
+"$TOOL" remove >/dev/null 2>&1
+u16var "$V/BootCurrent-$G" 0003
+"$TOOL" install >/dev/null 2>&1
+check "BootCurrent device entry: the removable path" "$(conf fallback)" '\EFI\BOOT\BOOTX64.EFI'
+"$TOOL" remove >/dev/null 2>&1
+"$TOOL" install --fallback=/EFI/debian/shimx64.efi --options="root=/dev/vda3 quiet" >/dev/null 2>&1
+check "--fallback with slashes" "$(conf fallback)" '\EFI\debian\shimx64.efi'
+check "--options" "$(conf options)" "root=/dev/vda3 quiet"
+"$TOOL" remove >/dev/null 2>&1
+# booted through efiresume (always mode), configuration lost: the first other BootOrder entry
+"$TOOL" install --mode=always --fallback=none >/dev/null 2>&1
+check "--fallback=none: no fallback" "$(conf fallback)" ""
+u16var "$V/BootCurrent-$G" "$(ours)"
+"$TOOL" install >/dev/null 2>&1
+check "BootCurrent ours, explicit none kept" "$(conf fallback)" ""
+rm "$ESP/EFI/efiresume/efiresume.conf"
+"$TOOL" install >/dev/null 2>&1
+check "BootCurrent ours, no configuration: next BootOrder entry's program" "$(conf fallback)" '\EFI\debian\vmlinuz.efi'
+"$TOOL" remove >/dev/null 2>&1
+
+# ---------------------------------------------------------------- 32-bit firmware
+machine 32
+"$TOOL" install >/dev/null 2>&1
+cmp -s "$M/lib/efiresume-ia32.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "32-bit firmware: the ia32 binary" || fail "32-bit firmware: wrong binary"
+check "32-bit firmware: state arch" "$(st arch)" ia32
+"$TOOL" remove >/dev/null 2>&1
+
+finish
