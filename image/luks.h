@@ -1,0 +1,178 @@
+/* LUKS1 and LUKS2 containers: header reading, passphrase unlock, the data segment's
+ * sector cipher. Pure C (image/), no firmware calls, no allocation of its own: the
+ * device is read through a caller callback, memory comes from a caller allocator.
+ *
+ * What is accepted (everything else is refused with one line saying why):
+ *   LUKS2: a valid binary header copy (magic, version 2, hdr_size one of 16 KiB..4 MiB,
+ *          hdr_offset, checksum over the binary header with csum zeroed plus the JSON
+ *          area); of two valid copies the one with the higher seqid. The JSON area:
+ *          exactly one segment "0", type crypt, aes-xts-plain64, sector_size 512 or 4096,
+ *          no integrity, no reencryption; a pbkdf2 digest bound to that segment; keyslots
+ *          of type luks2 with kdf pbkdf2 (sha1/sha256/sha512), argon2i or argon2id, area
+ *          raw aes-xts-plain64 (32/64-byte key) inside the keyslots area, af luks1 with
+ *          4000 stripes. Keyslots that are not usable (another cipher, kdf, type) are
+ *          skipped; no usable keyslot left is a refusal.
+ *   LUKS1: cipher aes, mode xts-plain64, hash sha1/sha256/sha512, key 32 or 64 bytes,
+ *          active keyslots with 4000 stripes inside the header area before the payload.
+ *
+ * Tokens (LUKS2): a passphrase can be tried on every keyslot whose priority is not 0
+ * ("ignore"); keyslots that no token names are tried first. When every keyslot is named
+ * by a systemd-tpm2 token the container is "TPM2-only" (ER_LUKS_TOKEN_ONLY); when every
+ * keyslot is named by a token and some by systemd-fido2/systemd-pkcs11 it is "hardware
+ * token only" (same status): the header cannot say whether a passphrase exists, but no
+ * keyslot is left that could hold one.
+ *
+ * Use:
+ *   er_luks_probe(first 512 bytes)       1, 2 or 0: a quick look at the primary magic
+ *   er_luks_open(&hdr, &dev, &mem, &err) reads and checks the header(s) into hdr (no
+ *                                        pointers into the device; buffers given back)
+ *   er_luks_unlock(&hdr, &dev, &mem, lanes, pw, pwlen, vk, &vklen, &slot, &err)
+ *                                        the volume key (wiped by the caller when done)
+ *   er_luks_segment_crypt(&hdr.seg, &xts, offset, buf, len, encrypt)
+ *                                        data sectors, with er_aes_xts_init(&xts, vk, vklen)
+ */
+#ifndef EFIRESUME_IMAGE_LUKS_H
+#define EFIRESUME_IMAGE_LUKS_H
+
+#include "image/shim.h"
+#include "image/sha.h"
+#include "image/argon2.h"
+#include "image/aes.h"
+
+#define ER_LUKS_MAX_KEYSLOTS 32         /* LUKS2's limit; LUKS1 has 8 */
+#define ER_LUKS_MAX_KEY      64         /* aes-xts-plain64 with AES-256 */
+#define ER_LUKS_MAX_SALT     64
+#define ER_LUKS_STRIPES      4000       /* the only AF stripe count LUKS writes */
+#define ER_LUKS2_HDR_MIN     0x4000u    /* hdr_size: a power of two in [16 KiB, 4 MiB] */
+#define ER_LUKS2_HDR_MAX     0x400000u
+#define ER_LUKS2_BIN_SIZE    4096u      /* the binary part of a LUKS2 header copy */
+#define ER_LUKS_ARGON2_MAX_KIB (4u * 1024 * 1024)  /* 4 GiB, cryptsetup's maximum */
+#define ER_LUKS_ARGON2_MAX_CPUS 16u
+
+enum er_luks_status {
+	ER_LUKS_OK = 0,
+	ER_LUKS_NOT_LUKS,               /* no LUKS magic at 0 nor a LUKS2 secondary header */
+	ER_LUKS_IO,                     /* the read callback failed */
+	ER_LUKS_CORRUPT,                /* a header that is not valid (checksum, bounds, JSON) */
+	ER_LUKS_UNSUPPORTED,            /* valid, but something efiresume does not handle */
+	ER_LUKS_TOKEN_ONLY,             /* every keyslot belongs to a TPM2/hardware token */
+	ER_LUKS_NO_KEYSLOT,             /* no keyslot a passphrase could open */
+	ER_LUKS_NOMEM,                  /* the allocator said no */
+	ER_LUKS_WRONG_PASSPHRASE,       /* no keyslot opened with this passphrase */
+	ER_LUKS_BAD_ARG,                /* a caller mistake (NULL, lengths) */
+};
+
+struct er_luks_err {
+	enum er_luks_status status;
+	char detail[160];
+};
+
+/* The device holding the container: size in bytes, and a read of len bytes at byte
+ * offset off (within size; returns false on an I/O error). */
+struct er_luks_dev {
+	void *ctx;
+	uint64_t size;
+	bool (*read)(void *ctx, uint64_t off, size_t len, void *buf);
+};
+
+/* Working memory: headers (up to 2 x 4 MiB), the keyslot area (key * 4000 bytes), the
+ * argon2 memory (up to 4 GiB). Everything allocated is freed before a function returns. */
+struct er_luks_mem {
+	void *ctx;
+	void *(*alloc)(void *ctx, uint64_t bytes);      /* NULL when there is not enough */
+	void (*free)(void *ctx, void *p, uint64_t bytes);
+};
+
+enum er_luks_kdf { ER_LUKS_KDF_PBKDF2 = 1, ER_LUKS_KDF_ARGON2I, ER_LUKS_KDF_ARGON2ID };
+enum er_luks_token { ER_LUKS_TOKEN_NONE = 0, ER_LUKS_TOKEN_TPM2, ER_LUKS_TOKEN_HW, ER_LUKS_TOKEN_OTHER };
+
+struct er_luks_keyslot {
+	bool usable;                    /* present, supported, bound to the segment's digest */
+	uint8_t priority;               /* 0 ignore, 1 normal, 2 prefer (LUKS1: 1) */
+	uint8_t token;                  /* enum er_luks_token: the kind of token naming it */
+	uint8_t kdf;                    /* enum er_luks_kdf */
+	uint8_t kdf_hash;               /* enum er_hash (pbkdf2) */
+	uint8_t af_hash;                /* enum er_hash */
+	uint32_t iterations;            /* pbkdf2 iterations; argon2 time */
+	uint32_t memory_kib, cpus;      /* argon2 */
+	uint32_t salt_len;
+	uint8_t salt[ER_LUKS_MAX_SALT];
+	uint64_t area_offset, area_size;  /* bytes from the start of the device */
+	uint32_t area_key_size;         /* bytes of the area cipher's key (= KDF output) */
+	uint32_t key_size;              /* bytes of the volume key */
+	uint32_t stripes;
+};
+
+struct er_luks_digest {
+	uint8_t hash;                   /* enum er_hash */
+	uint32_t iterations;
+	uint32_t salt_len, digest_len;
+	uint8_t salt[ER_LUKS_MAX_SALT];
+	uint8_t digest[ER_LUKS_MAX_KEY];
+};
+
+/* The data segment, for the mapping layer. */
+struct er_luks_segment {
+	uint64_t offset;                /* bytes from the start of the device */
+	uint64_t size;                  /* bytes; with dynamic: device size - offset */
+	bool dynamic;                   /* "size":"dynamic" (LUKS1 always) */
+	uint64_t iv_tweak;              /* added to the 512-byte sector number (LUKS2 iv_tweak) */
+	uint32_t sector_size;           /* 512 or 4096 */
+	bool iv_large_sectors;          /* IV counts sector_size units (LUKS2, sector_size > 512) */
+	uint32_t key_size;              /* volume key bytes: 32 or 64 (aes-xts-plain64) */
+};
+
+struct er_luks_header {
+	unsigned version;               /* 1 or 2 */
+	unsigned copy;                  /* LUKS2: 0 primary, 1 secondary header used */
+	bool primary_ok, secondary_ok;  /* LUKS2: which copies were valid */
+	uint64_t seqid, hdr_size;       /* LUKS2 */
+	char uuid[41];
+	struct er_luks_segment seg;
+	struct er_luks_digest digest;
+	struct er_luks_keyslot ks[ER_LUKS_MAX_KEYSLOTS];
+	unsigned n_order;               /* keyslots a passphrase is tried on, in order */
+	uint8_t order[ER_LUKS_MAX_KEYSLOTS];
+};
+
+/* 1 (LUKS1), 2 (LUKS2) or 0 from the first bytes of a device (len >= 8). */
+unsigned er_luks_probe(const void *buf, size_t len);
+
+/* Reads and checks the header. ER_LUKS_TOKEN_ONLY and ER_LUKS_NO_KEYSLOT still fill hdr
+ * (the segment is known, nothing can be unlocked with a passphrase). */
+enum er_luks_status er_luks_open(struct er_luks_header *hdr, const struct er_luks_dev *dev,
+				 const struct er_luks_mem *mem, struct er_luks_err *err);
+
+/* Tries the passphrase on the keyslots of hdr->order; on success vk[0..*vk_len) is the
+ * volume key (vk has ER_LUKS_MAX_KEY bytes) and *slot the keyslot that opened. lanes may be
+ * NULL (argon2 lanes one after the other). Every intermediate secret is wiped, and every
+ * allocation freed, before it returns; on failure vk is wiped too. */
+enum er_luks_status er_luks_unlock(const struct er_luks_header *hdr, const struct er_luks_dev *dev,
+				   const struct er_luks_mem *mem, const struct er_lanes *lanes,
+				   const uint8_t *pw, size_t pwlen, uint8_t *vk, size_t *vk_len,
+				   unsigned *slot, struct er_luks_err *err);
+
+/* The 16-byte-tweak sector number dm-crypt uses for the data unit that starts at byte
+ * offset off of the segment (off a multiple of seg->sector_size):
+ * (off / 512 + iv_tweak) >> log2(sector_size / 512) with iv_large_sectors, else without
+ * the shift. */
+uint64_t er_luks_iv_sector(const struct er_luks_segment *seg, uint64_t off);
+
+/* Decrypts (encrypt false) or encrypts buf[0..len) in place, the segment's bytes
+ * [off, off + len): off and len multiples of seg->sector_size, inside the segment when
+ * its size is known (dev_size: the device's size, for a dynamic segment). false for
+ * arguments that break this. x from er_aes_xts_init with the volume key. */
+bool er_luks_segment_crypt(const struct er_luks_segment *seg, uint64_t dev_size,
+			   const struct er_aes_xts *x, uint64_t off, uint8_t *buf, size_t len,
+			   bool encrypt);
+
+const char *er_luks_status_name(enum er_luks_status s);   /* "corrupt", "tpm2-only"... */
+
+/* internal, exposed for tests and the fuzzer: base64 (RFC 4648, padded) into out[0..cap) */
+bool er_luks_base64(const char *s, size_t n, uint8_t *out, size_t cap, size_t *out_len);
+/* internal, exposed for tests: the AF merge (cryptsetup af.c semantics) of src (key_size *
+ * stripes bytes) into key; h the AF hash. */
+bool er_luks_af_merge(const uint8_t *src, uint32_t key_size, uint32_t stripes, enum er_hash h,
+		      uint8_t *key);
+
+#endif
