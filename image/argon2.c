@@ -60,22 +60,17 @@ static inline uint64_t fblamka(uint64_t a, uint64_t b)
 	GB(r[i2], r[i7], r[i8], r[i13]); GB(r[i3], r[i4], r[i9], r[i14]); \
 } while (0)
 
-/* next = G(prev, ref) (xor next when with_xor, passes after the first in v0x13);
- * r and z are the caller's scratch blocks (wiped by the caller) */
+/* next = G(prev, ref) = P(R) ^ R with R = prev ^ ref, xor the old next when with_xor (the
+ * passes after the first in v0x13). R goes through P in place in r (the caller's scratch
+ * block, wiped by the caller); the final XOR recomputes R from prev and ref instead of
+ * keeping a copy. ref may be next (data-independent addressing: G(0, addr) into addr). */
 static void fill_block(const struct block *prev, const struct block *ref, struct block *next,
-		       bool with_xor, struct block *r, struct block *z)
+		       bool with_xor, struct block *r)
 {
 	uint64_t *R = r->v;
 
 	for (unsigned i = 0; i < QWORDS; i++)
 		R[i] = prev->v[i] ^ ref->v[i];
-	if (with_xor)
-		for (unsigned i = 0; i < QWORDS; i++)
-			z->v[i] = R[i] ^ next->v[i];
-	else
-		for (unsigned i = 0; i < QWORDS; i++)
-			z->v[i] = R[i];
-
 	/* rows: 8 runs of P over 16 consecutive words */
 	for (unsigned i = 0; i < 8; i++) {
 		uint64_t *q = R + 16 * i;
@@ -86,19 +81,21 @@ static void fill_block(const struct block *prev, const struct block *ref, struct
 		uint64_t *q = R + 2 * i;
 		P(q, 0, 1, 16, 17, 32, 33, 48, 49, 64, 65, 80, 81, 96, 97, 112, 113);
 	}
-
-	for (unsigned i = 0; i < QWORDS; i++)
-		next->v[i] = z->v[i] ^ R[i];
+	if (with_xor)
+		for (unsigned i = 0; i < QWORDS; i++)
+			next->v[i] ^= prev->v[i] ^ ref->v[i] ^ R[i];
+	else
+		for (unsigned i = 0; i < QWORDS; i++)
+			next->v[i] = prev->v[i] ^ ref->v[i] ^ R[i];
 }
 
 /* the next block of pseudo-random indices for data-independent addressing:
  * addr = G(0, G(0, input)) after incrementing input's counter */
-static void next_addresses(struct block *addr, struct block *input, struct block *r, struct block *z,
-			   const struct block *zero)
+static void next_addresses(struct block *addr, struct block *input, struct block *r, const struct block *zero)
 {
 	input->v[6]++;
-	fill_block(zero, input, addr, false, r, z);
-	fill_block(zero, addr, addr, false, r, z);
+	fill_block(zero, input, addr, false, r);
+	fill_block(zero, addr, addr, false, r);
 }
 
 /* the reference block's index inside lane ref_lane (RFC 9106 section 3.4.1.2) */
@@ -134,7 +131,7 @@ static uint32_t index_alpha(const struct instance *in, uint32_t pass, uint32_t s
 
 /* scratch blocks for one segment; on the stack of whichever CPU runs the lane */
 struct scratch {
-	struct block r, z;              /* fill_block temporaries */
+	struct block r;                 /* fill_block's temporary */
 	struct block addr, input, zero; /* data-independent addressing */
 };
 
@@ -157,7 +154,7 @@ static void fill_segment(const struct instance *in, uint32_t pass, uint32_t slic
 	if (pass == 0 && slice == 0) {
 		start = 2;      /* the first two blocks come from H0 */
 		if (indep)
-			next_addresses(&s.addr, &s.input, &s.r, &s.z, &s.zero);
+			next_addresses(&s.addr, &s.input, &s.r, &s.zero);
 	}
 
 	struct block *lane_base = in->mem + (size_t)lane * in->lane_length;
@@ -168,7 +165,7 @@ static void fill_segment(const struct instance *in, uint32_t pass, uint32_t slic
 
 		if (indep) {
 			if (i % QWORDS == 0)
-				next_addresses(&s.addr, &s.input, &s.r, &s.z, &s.zero);
+				next_addresses(&s.addr, &s.input, &s.r, &s.zero);
 			pseudo_rand = s.addr.v[i % QWORDS];
 		} else {
 			pseudo_rand = lane_base[prev].v[0];
@@ -178,7 +175,7 @@ static void fill_segment(const struct instance *in, uint32_t pass, uint32_t slic
 			ref_lane = lane;
 		uint32_t ref_index = index_alpha(in, pass, slice, i, (uint32_t)pseudo_rand, ref_lane == lane);
 		const struct block *ref = in->mem + (size_t)ref_lane * in->lane_length + ref_index;
-		fill_block(&lane_base[prev], ref, &lane_base[cur], pass != 0, &s.r, &s.z);
+		fill_block(&lane_base[prev], ref, &lane_base[cur], pass != 0, &s.r);
 	}
 	er_wipe(&s, sizeof(s));
 }
