@@ -1,80 +1,8 @@
-/* HibernateLocation parsing; see hibloc.h. A small scanner, not a general JSON parser:
- * it walks the top-level object's members, skipping values it does not need. */
+/* HibernateLocation parsing; see hibloc.h. The variable is read with image/json: the
+ * whole document is validated (a value we do not use, a duplicate key, a number beyond
+ * 2^64 - 1 all refuse it), then the members we know are looked up. */
 #include "loader/hibloc.h"
-
-struct scan {
-	const char *p, *end;
-};
-
-static void ws(struct scan *s)
-{
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
-		s->p++;
-}
-
-/* A JSON string without escapes that matter to us; copies up to cap-1 bytes. */
-static bool string(struct scan *s, char *out, size_t cap, size_t *len)
-{
-	size_t n = 0;
-	if (s->p >= s->end || *s->p != '"')
-		return false;
-	s->p++;
-	while (s->p < s->end && *s->p != '"') {
-		char c = *s->p++;
-		if (c == '\\') {
-			if (s->p >= s->end)
-				return false;
-			c = *s->p++;
-			if (c == 'u') {       /* \uXXXX: keep as '?' */
-				if (s->end - s->p < 4)
-					return false;
-				s->p += 4;
-				c = '?';
-			}
-		} else if ((unsigned char)c < 0x20) {
-			return false;
-		}
-		if (out && n + 1 < cap)
-			out[n] = c;
-		n++;
-	}
-	if (s->p >= s->end)
-		return false;
-	s->p++;
-	if (out && cap)
-		out[n < cap ? n : cap - 1] = 0;
-	if (len)
-		*len = n;
-	return true;
-}
-
-/* Skip any value (string, number, literal, nested array/object). */
-static bool skip_value(struct scan *s)
-{
-	int depth = 0;
-	ws(s);
-	do {
-		if (s->p >= s->end)
-			return false;
-		char c = *s->p;
-		if (c == '"') {
-			if (!string(s, NULL, 0, NULL))
-				return false;
-		} else if (c == '{' || c == '[') {
-			depth++;
-			s->p++;
-		} else if (c == '}' || c == ']') {
-			if (depth == 0)
-				return false;
-			depth--;
-			s->p++;
-		} else {
-			s->p++;
-		}
-		ws(s);
-	} while (depth > 0);
-	return true;
-}
+#include "image/json.h"
 
 static int hexval(char c)
 {
@@ -109,61 +37,77 @@ static bool uuid_parse(const char *t, size_t n, uint8_t out[16])
 	return true;
 }
 
-bool er_hibloc_parse(const char *buf, size_t len, struct er_hibloc *out)
+/* "MAJ:MIN" in decimal, within Linux's dev_t (12-bit major, 20-bit minor) */
+static bool devnum_parse(const char *t, size_t n, uint32_t *major, uint32_t *minor)
 {
-	struct scan s = { buf, buf + len };
-	bool have_uuid = false;
+	uint32_t v[2] = { 0, 0 };
+	size_t part = 0, digits = 0;
+	static const uint32_t max[2] = { (1u << 12) - 1, (1u << 20) - 1 };
 
-	er_memset(out, 0, sizeof(*out));
-	while (s.end > s.p && s.end[-1] == 0)
-		s.end--;
-	ws(&s);
-	if (s.p >= s.end || *s.p != '{')
-		return false;
-	s.p++;
-	ws(&s);
-	if (s.p < s.end && *s.p == '}')
-		return false;
-	for (;;) {
-		char key[32], val[80];
-		size_t vlen;
-		ws(&s);
-		if (!string(&s, key, sizeof(key), NULL))
-			return false;
-		ws(&s);
-		if (s.p >= s.end || *s.p != ':')
-			return false;
-		s.p++;
-		ws(&s);
-		if (er_memcmp(key, "uuid", 5) == 0) {
-			if (!string(&s, val, sizeof(val), &vlen) || !uuid_parse(val, vlen, out->uuid))
-				return false;
-			have_uuid = true;
-		} else if (er_memcmp(key, "kernelVersion", 14) == 0 && s.p < s.end && *s.p == '"') {
-			if (!string(&s, out->kernel, sizeof(out->kernel), NULL))
-				return false;
-		} else if (er_memcmp(key, "offset", 7) == 0) {
-			uint64_t v = 0;
-			size_t digits = 0;
-			while (s.p < s.end && *s.p >= '0' && *s.p <= '9' && digits < 20) {
-				v = v * 10 + (uint64_t)(*s.p++ - '0');
-				digits++;
-			}
-			if (digits == 0)
-				return false;
-			out->offset = v;
-		} else if (!skip_value(&s)) {
-			return false;
-		}
-		ws(&s);
-		if (s.p < s.end && *s.p == ',') {
-			s.p++;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] == ':' && part == 0 && digits > 0) {
+			part = 1;
+			digits = 0;
 			continue;
 		}
-		if (s.p < s.end && *s.p == '}')
-			return have_uuid;
-		return false;
+		if (t[i] < '0' || t[i] > '9')
+			return false;
+		v[part] = v[part] * 10 + (uint32_t)(t[i] - '0');
+		if (v[part] > max[part])
+			return false;
+		digits++;
 	}
+	if (part != 1 || digits == 0)
+		return false;
+	*major = v[0];
+	*minor = v[1];
+	return true;
+}
+
+bool er_hibloc_parse(const char *buf, size_t len, struct er_hibloc *out)
+{
+	struct er_json root, v;
+	char text[40];
+	size_t n;
+	int r;
+
+	er_memset(out, 0, sizeof(*out));
+	/* the whole document must be JSON: a value we do not use is still checked */
+	if (er_json_parse(buf, len, &root, NULL) != ER_JSON_OK || root.type != ER_JSON_OBJECT)
+		return false;
+
+	if (er_json_get_string(&root, "uuid", text, sizeof(text), &n) != ER_JSON_OK ||
+	    !uuid_parse(text, n, out->uuid))
+		goto bad;
+
+	/* absent: a swap partition; otherwise an unsigned 64-bit integer (overflow refuses) */
+	r = er_json_get(&root, "offset", &v);
+	if (r == ER_JSON_OK) {
+		if (er_json_u64_any(&v, &out->offset) != ER_JSON_OK)
+			goto bad;
+	} else if (r != ER_JSON_E_NOTFOUND) {
+		goto bad;
+	}
+
+	/* informational: a kernelVersion that is not a string or does not fit stays "" */
+	if (er_json_get_string(&root, "kernelVersion", out->kernel, sizeof(out->kernel), &n) != ER_JSON_OK ||
+	    er_strnlen(out->kernel, sizeof(out->kernel)) != n)
+		out->kernel[0] = 0;
+
+	/* efiresume's sleep hook also names the swap device: "device":"MAJ:MIN" */
+	r = er_json_get(&root, "device", &v);
+	if (r == ER_JSON_OK) {
+		if (er_json_string(&v, text, sizeof(text), &n) != ER_JSON_OK ||
+		    !devnum_parse(text, n, &out->dev_major, &out->dev_minor))
+			goto bad;
+		out->have_device = true;
+	} else if (r != ER_JSON_E_NOTFOUND) {
+		goto bad;
+	}
+	return true;
+bad:
+	er_memset(out, 0, sizeof(*out));
+	return false;
 }
 
 void er_swap_uuid(const uint8_t *page0, uint8_t out[16])

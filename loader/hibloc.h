@@ -10,11 +10,19 @@ struct er_hibloc {
 	uint8_t uuid[16];          /* the swap partition's UUID (as mkswap stores it at offset 1036);
 	                            * for a swap file, its filesystem's UUID */
 	uint64_t offset;           /* resume_offset: non-zero for a swap file */
-	char kernel[65];           /* kernelVersion, "" if absent */
+	char kernel[65];           /* kernelVersion, "" if absent, not a string or longer */
+	bool have_device;          /* "device":"MAJ:MIN" was given (efiresume's own
+	                            * EfiresumeLocation; systemd does not write it) */
+	uint32_t dev_major;        /* the swap device's Linux device number (decimal */
+	uint32_t dev_minor;        /* "8:2"; major < 2^12, minor < 2^20), 0:0 if absent */
 };
 
-/* Parses the variable's bytes (UTF-8 JSON, possibly NUL-terminated). Returns false when
- * the text is not a JSON object with a well-formed "uuid" string. */
+/* Parses the variable's bytes (UTF-8 JSON, possibly NUL-terminated). Returns false (and
+ * *out zeroed) when the text is not one valid JSON document (image/json.h: duplicate
+ * keys, nesting beyond 32, malformed UTF-8 are invalid too) whose top level is an object
+ * with a well-formed "uuid" string; or when "offset" is present and not an unsigned
+ * 64-bit integer (a JSON number or a string of digits; beyond 2^64 - 1 refuses); or
+ * when "device" is present and not a "MAJ:MIN" string. Other members are ignored. */
 bool er_hibloc_parse(const char *buf, size_t len, struct er_hibloc *out);
 
 /* The swap UUID from page 0 of a swap device (bytes 1036..1051). */

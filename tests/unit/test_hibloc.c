@@ -1,5 +1,6 @@
 /* Host tests for loader/hibloc.c (systemd HibernateLocation). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -74,6 +75,132 @@ static void test_truncations_never_overrun(void **state)
 	assert_true(er_hibloc_parse(j, sizeof(j) - 1, &h));
 }
 
+#define UUID "\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\""
+
+static bool parse_str(const char *j, struct er_hibloc *h)
+{
+	/* an exactly sized heap copy: ASan sees any read beyond it */
+	size_t n = strlen(j);
+	char *c = malloc(n ? n : 1);
+	memcpy(c, j, n);
+	bool ok = er_hibloc_parse(c, n, h);
+	free(c);
+	return ok;
+}
+
+/* Defect 6, first half: a value other than "offset" that is a number or literal of more
+ * than one character was skipped one byte at a time, so a valid variable was refused
+ * and a malformed one taken. */
+static void test_values_of_every_kind(void **state)
+{
+	(void)state;
+	struct er_hibloc h;
+	assert_true(parse_str("{\"n\":12345,\"t\":true,\"f\":false,\"z\":null,\"x\":-1.5e3," UUID
+			      ",\"offset\":34816,\"a\":[1,\"x\",{\"b\":null}],\"s\":\"}\"}", &h));
+	assert_memory_equal(h.uuid, want_uuid, 16);
+	assert_int_equal(h.offset, 34816);
+	assert_true(parse_str("{\"osReleaseVersionId\":12," UUID "}", &h));
+	assert_memory_equal(h.uuid, want_uuid, 16);
+	/* not JSON: each was taken before */
+	const char *bad[] = {
+		"{\"x\":-," UUID "}", "{\"x\":q," UUID "}", "{\"x\":+," UUID "}", "{\"x\":tru," UUID "}",
+		"{\"x\":1.," UUID "}", "{\"x\":01," UUID "}", "{" UUID ",\"x\":[1,]}", "{" UUID ",\"x\":{\"a\"}}",
+		"{" UUID "} trailing", "{" UUID ",}", "{" UUID ",\"k\":\"\\x\"}", "{" UUID ",\"k\":\"\\ud800\"}",
+		"{" UUID ",\"k\":\"\xff\"}", "{" UUID ",\"x\":]}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(parse_str(bad[i], &h));
+		assert_int_equal(h.offset, 0);
+	}
+	/* duplicates are refused (another reader could take the other one) */
+	assert_false(parse_str("{" UUID ",\"uuid\":\"00000000-1122-4344-8566-778899aabbcc\"}", &h));
+	assert_false(parse_str("{" UUID ",\"offset\":1,\"offset\":2}", &h));
+	/* member names are compared after unescaping */
+	assert_true(parse_str("{\"\\u0075uid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"off\\u0073et\":7}", &h));
+	assert_memory_equal(h.uuid, want_uuid, 16);
+	assert_int_equal(h.offset, 7);
+	assert_false(parse_str("{\"uuid \":\"5b3a0c9e-1122-4344-8566-778899aabbcc\"}", &h));
+	/* the top level must be an object */
+	assert_false(parse_str("[{" UUID "}]", &h));
+	assert_false(parse_str("\"uuid\"", &h));
+}
+
+/* Defect 6, second half: a 20-digit offset wrapped modulo 2^64. */
+static void test_offset_range(void **state)
+{
+	(void)state;
+	struct er_hibloc h;
+	assert_true(parse_str("{" UUID ",\"offset\":18446744073709551615}", &h));
+	assert_true(h.offset == UINT64_MAX);
+	const char *bad[] = { "18446744073709551616", "18446744073709551617", "36893488147419103232",
+			      "99999999999999999999", "184467440737095516150", "\"18446744073709551616\"", "-1", "-0",
+			      "1.5", "1e3", "1E0", "007", "\"\"", "\"-1\"", "\"0x10\"", "\" 1\"", "null", "true", "[]", "{}" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char j[200];
+		snprintf(j, sizeof(j), "{" UUID ",\"offset\":%s}", bad[i]);
+		assert_false(parse_str(j, &h));
+		assert_int_equal(h.offset, 0);
+	}
+	/* a string of digits is taken too (as LUKS2 writes large numbers) */
+	assert_true(parse_str("{" UUID ",\"offset\":\"18446744073709551615\"}", &h));
+	assert_true(h.offset == UINT64_MAX);
+}
+
+/* efiresume's own EfiresumeLocation adds "device":"MAJ:MIN" */
+static void test_device(void **state)
+{
+	(void)state;
+	struct er_hibloc h;
+	assert_true(parse_str("{" UUID ",\"offset\":0,\"device\":\"8:2\",\"kernelVersion\":\"6.1.0-28-amd64\"}", &h));
+	assert_true(h.have_device);
+	assert_int_equal(h.dev_major, 8);
+	assert_int_equal(h.dev_minor, 2);
+	assert_string_equal(h.kernel, "6.1.0-28-amd64");
+	assert_true(parse_str("{" UUID ",\"device\":\"4095:1048575\"}", &h));
+	assert_int_equal(h.dev_major, 4095);
+	assert_int_equal(h.dev_minor, 1048575);
+	assert_true(parse_str("{" UUID "}", &h));
+	assert_false(h.have_device);
+	const char *bad[] = { "\"4096:0\"", "\"8:1048576\"", "\"8\"", "\":2\"", "\"8:\"", "\"8:2:1\"", "\" 8:2\"",
+			      "\"8:2 \"", "\"-8:2\"", "\"8:+2\"", "\"99999999999:1\"", "\"\"", "82", "null", "[8,2]" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char j[200];
+		snprintf(j, sizeof(j), "{" UUID ",\"device\":%s}", bad[i]);
+		assert_false(parse_str(j, &h));
+		assert_false(h.have_device);
+	}
+}
+
+/* systemd 254+ (src/sleep/sleep.c write_efi_hibernate_location): every member it may write */
+static void test_systemd_all_members(void **state)
+{
+	(void)state;
+	struct er_hibloc h;
+	assert_true(parse_str("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":1234567,"
+			      "\"kernelVersion\":\"6.12.9+bpo-amd64\",\"osReleaseId\":\"debian\","
+			      "\"osReleaseImageId\":\"img\",\"osReleaseVersionId\":\"12\","
+			      "\"osReleaseImageVersion\":\"1.2\"}", &h));
+	assert_int_equal(h.offset, 1234567);
+	assert_string_equal(h.kernel, "6.12.9+bpo-amd64");
+	assert_false(h.have_device);
+	/* kernelVersion: 64 bytes fit, 65 do not (then ""), not a string is ignored */
+	char j[300], k[70];
+	memset(k, 'k', 65);
+	k[64] = 0;
+	snprintf(j, sizeof(j), "{" UUID ",\"kernelVersion\":\"%s\"}", k);
+	assert_true(parse_str(j, &h));
+	assert_string_equal(h.kernel, k);
+	k[64] = 'k';
+	k[65] = 0;
+	snprintf(j, sizeof(j), "{" UUID ",\"kernelVersion\":\"%s\"}", k);
+	assert_true(parse_str(j, &h));
+	assert_string_equal(h.kernel, "");
+	assert_true(parse_str("{" UUID ",\"kernelVersion\":null}", &h));
+	assert_string_equal(h.kernel, "");
+	assert_true(parse_str("{" UUID ",\"kernelVersion\":\"a\\u0000b\"}", &h));
+	assert_string_equal(h.kernel, "");
+}
+
 static void test_swap_uuid(void **state)
 {
 	(void)state;
@@ -134,6 +261,10 @@ int main(void)
 		cmocka_unit_test(test_swapfile_offset_and_spacing),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_truncations_never_overrun),
+		cmocka_unit_test(test_values_of_every_kind),
+		cmocka_unit_test(test_offset_range),
+		cmocka_unit_test(test_device),
+		cmocka_unit_test(test_systemd_all_members),
 		cmocka_unit_test(test_swap_uuid),
 		cmocka_unit_test(test_fs_uuid_ext4_mkfs),
 		cmocka_unit_test(test_fs_uuid_xfs_btrfs_none),
