@@ -178,3 +178,8 @@ clean:
 
 .PHONY: all host deps test test-seeds unit demo bench fuzz fuzz-build clean
 .SECONDARY:
+
+# the Debian package: build/efiresume_<version>_amd64.deb (packaging/build-deb.sh)
+deb: all
+	packaging/build-deb.sh
+.PHONY: deb

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Builds build/efiresume_<version>_amd64.deb from the build products (make all) with
+# dpkg-deb; files owned by root (--root-owner-group). Version: 0~git<commit count>.<short
+# hash> (+dirty when the tree has uncommitted changes), a native Debian version.
+#   packaging/build-deb.sh            (from anywhere; prints the .deb's path last)
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+BUILD=${BUILD:-build}
+P=packaging
+
+for f in "$BUILD/efiresume-x64.efi" "$BUILD/efiresume-ia32.efi" "$BUILD/swsusp-inspect"; do
+	[ -e "$f" ] || { echo "build-deb: $f is missing (make all)" >&2; exit 1; }
+done
+
+count=$(git rev-list --count HEAD)
+short=$(git rev-parse --short HEAD)
+version="0~git$count.$short"
+[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || version="$version+dirty"
+maint=$(sed -n 's/^Maintainer: //p' "$P/control.in")
+# the changelog's date: the commit's, so that two builds of one commit are the same
+date=$(date -R -u -d "@$(git log -1 --format=%ct)")
+export SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)
+
+stage=$BUILD/deb/efiresume
+rm -rf "$stage"
+mkdir -p "$stage/DEBIAN"
+install -D -m 0644 "$BUILD/efiresume-x64.efi" "$stage/usr/lib/efiresume/efiresume-x64.efi"
+install -D -m 0644 "$BUILD/efiresume-ia32.efi" "$stage/usr/lib/efiresume/efiresume-ia32.efi"
+install -D -m 0755 tools/efiresume-install "$stage/usr/sbin/efiresume-install"
+install -D -m 0755 "$BUILD/swsusp-inspect" "$stage/usr/sbin/swsusp-inspect"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/swsusp-inspect"
+install -D -m 0755 "$P/efiresume.sleep" "$stage/usr/lib/systemd/system-sleep/efiresume"
+for m in efiresume-install.8 swsusp-inspect.8 efiresume.conf.5; do
+	sec=${m##*.}
+	install -D -m 0644 "$P/man/$m" "$stage/usr/share/man/man$sec/$m"
+	gzip -9n "$stage/usr/share/man/man$sec/$m"
+done
+install -D -m 0644 "$P/copyright" "$stage/usr/share/doc/efiresume/copyright"
+{
+	echo "efiresume ($version) unstable; urgency=medium"
+	echo
+	echo "  * Snapshot of git commit $(git rev-parse HEAD)."
+	echo
+	echo " -- $maint  $date"
+} >"$stage/usr/share/doc/efiresume/changelog"
+gzip -9n "$stage/usr/share/doc/efiresume/changelog"
+
+# libc version: the newest GLIBC_x.y symbol version swsusp-inspect needs
+glibc=$(objdump -T "$stage/usr/sbin/swsusp-inspect" | sed -n 's/.*GLIBC_\([0-9.]*\).*/\1/p' | sort -V | tail -n 1)
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+sed -e "s/@VERSION@/$version/" -e "s/@SIZE@/$size/" -e "s/@LIBC@/libc6 (>= ${glibc:-2.34})/" \
+	"$P/control.in" >"$stage/DEBIAN/control"
+for s in postinst prerm postrm; do
+	install -m 0755 "$P/$s" "$stage/DEBIAN/$s"
+done
+(cd "$stage" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/md5sums" "$stage/DEBIAN/control"
+find "$stage" -type d -exec chmod 0755 {} +
+find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+
+deb=$BUILD/efiresume_${version}_amd64.deb
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+echo "$deb"
