@@ -446,18 +446,44 @@ AESNI_FN void ni_dec_keys(const uint8_t *ek, uint32_t rounds, uint8_t *dk)
 	er_memcpy(dk + 16 * rounds, ek, 16);
 }
 
-/* Blocks in buf (four, or one) xor tw, through the cipher, xor tw again. rk: rounds + 1
- * round keys; the loop runs the rounds - 1 middle rounds. */
+/* Whole groups of four blocks: for each, tweaks T, T a, T a^2, T a^3 (kept in xmm5 and
+ * advanced with SSE: every qword doubled, the carries out of bit 63 and bit 127 put back
+ * as 1 and 0x87 through the mask in xmm7), blocks xor tweak, the cipher, xor tweak again.
+ * s->t holds the first tweak on entry and the next one on return. Eight xmm registers
+ * only (ia32 has no more): xmm0-3 blocks, xmm4 round key, xmm5 tweak, xmm6 scratch. */
+struct ni_state {
+	uint8_t tw[64];     /* the four tweaks of the group being processed */
+	uint8_t t[16];      /* running tweak */
+	uint8_t mask[16];   /* 0x87, 0, 0, 0, 0, 0, 0, 0, 1, 0, ... */
+};
+
+#define NI_NEXT_TWEAK                                                              \
+	"pshufd $0x13, %%xmm5, %%xmm6\n\t"                                         \
+	"paddq %%xmm5, %%xmm5\n\t"                                                 \
+	"psrad $31, %%xmm6\n\t"                                                    \
+	"pand %%xmm7, %%xmm6\n\t"                                                  \
+	"pxor %%xmm6, %%xmm5\n\t"
+
+#define NI_LOAD(I, X)                                                              \
+	"movdqu %%xmm5, " #I "(%[s])\n\t"                                          \
+	"movdqu " #I "(%[b]), %%" X "\n\t"                                         \
+	"pxor %%xmm5, %%" X "\n\t"                                                 \
+	NI_NEXT_TWEAK
+
+#define NI_STORE(I, X)                                                             \
+	"movdqu " #I "(%[s]), %%xmm4\n\t"                                          \
+	"pxor %%xmm4, %%" X "\n\t"                                                 \
+	"movdqu %%" X ", " #I "(%[b])\n\t"
+
 #define NI_XTS4(OP, OPLAST)                                                        \
 	__asm__ __volatile__(                                                      \
-		"movdqu (%[tw]), %%xmm4\n\t"                                       \
-		"movdqu (%[b]), %%xmm0\n\t"    "pxor %%xmm4, %%xmm0\n\t"            \
-		"movdqu 16(%[tw]), %%xmm4\n\t"                                     \
-		"movdqu 16(%[b]), %%xmm1\n\t"  "pxor %%xmm4, %%xmm1\n\t"            \
-		"movdqu 32(%[tw]), %%xmm4\n\t"                                     \
-		"movdqu 32(%[b]), %%xmm2\n\t"  "pxor %%xmm4, %%xmm2\n\t"            \
-		"movdqu 48(%[tw]), %%xmm4\n\t"                                     \
-		"movdqu 48(%[b]), %%xmm3\n\t"  "pxor %%xmm4, %%xmm3\n\t"            \
+		"movdqu 80(%[s]), %%xmm7\n\t"                                      \
+		"movdqu 64(%[s]), %%xmm5\n\t"                                      \
+		"2:\n\t"                                                           \
+		NI_LOAD(0, "xmm0") NI_LOAD(16, "xmm1")                             \
+		NI_LOAD(32, "xmm2") NI_LOAD(48, "xmm3")                            \
+		"mov %[rk0], %[rk]\n\t"                                            \
+		"mov %[nr], %[n]\n\t"                                              \
 		"movdqu (%[rk]), %%xmm4\n\t"                                       \
 		"pxor %%xmm4, %%xmm0\n\t" "pxor %%xmm4, %%xmm1\n\t"                \
 		"pxor %%xmm4, %%xmm2\n\t" "pxor %%xmm4, %%xmm3\n\t"                \
@@ -471,18 +497,18 @@ AESNI_FN void ni_dec_keys(const uint8_t *ek, uint32_t rounds, uint8_t *dk)
 		"movdqu 16(%[rk]), %%xmm4\n\t"                                     \
 		OPLAST " %%xmm4, %%xmm0\n\t" OPLAST " %%xmm4, %%xmm1\n\t"           \
 		OPLAST " %%xmm4, %%xmm2\n\t" OPLAST " %%xmm4, %%xmm3\n\t"           \
-		"movdqu (%[tw]), %%xmm4\n\t"   "pxor %%xmm4, %%xmm0\n\t"            \
-		"movdqu %%xmm0, (%[b])\n\t"                                        \
-		"movdqu 16(%[tw]), %%xmm4\n\t" "pxor %%xmm4, %%xmm1\n\t"            \
-		"movdqu %%xmm1, 16(%[b])\n\t"                                      \
-		"movdqu 32(%[tw]), %%xmm4\n\t" "pxor %%xmm4, %%xmm2\n\t"            \
-		"movdqu %%xmm2, 32(%[b])\n\t"                                      \
-		"movdqu 48(%[tw]), %%xmm4\n\t" "pxor %%xmm4, %%xmm3\n\t"            \
-		"movdqu %%xmm3, 48(%[b])\n\t"                                      \
-		: [rk] "+r"(rk), [n] "+r"(n)                                       \
-		: [b] "r"(buf), [tw] "r"(tw)                                       \
-		: "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4")
+		NI_STORE(0, "xmm0") NI_STORE(16, "xmm1")                           \
+		NI_STORE(32, "xmm2") NI_STORE(48, "xmm3")                          \
+		"add $64, %[b]\n\t"                                                \
+		"dec %[g]\n\t"                                                     \
+		"jnz 2b\n\t"                                                       \
+		"movdqu %%xmm5, 64(%[s])\n\t"                                      \
+		: [b] "+r"(buf), [g] "+r"(groups), [rk] "=&r"(rk), [n] "=&r"(n)    \
+		: [s] "r"(s), [rk0] "rm"(rk0), [nr] "rm"(nr)                       \
+		: "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",  \
+		  "xmm6", "xmm7")
 
+/* one block: buf xor tw, the cipher, xor tw */
 #define NI_XTS1(OP, OPLAST)                                                        \
 	__asm__ __volatile__(                                                      \
 		"movdqu (%[tw]), %%xmm1\n\t"                                       \
@@ -502,14 +528,16 @@ AESNI_FN void ni_dec_keys(const uint8_t *ek, uint32_t rounds, uint8_t *dk)
 		: [b] "r"(buf), [tw] "r"(tw)                                       \
 		: "cc", "memory", "xmm0", "xmm1", "xmm4")
 
-AESNI_FN void ni_enc4(const uint8_t *rk, uint32_t rounds, uint8_t *buf, const uint8_t *tw)
+AESNI_FN void ni_enc4(const uint8_t *rk0, uint32_t rounds, uint8_t *buf, size_t groups, struct ni_state *s)
 {
-	uint32_t n = rounds - 1;
+	const uint8_t *rk;
+	uint32_t n, nr = rounds - 1;
 	NI_XTS4("aesenc", "aesenclast");
 }
-AESNI_FN void ni_dec4(const uint8_t *rk, uint32_t rounds, uint8_t *buf, const uint8_t *tw)
+AESNI_FN void ni_dec4(const uint8_t *rk0, uint32_t rounds, uint8_t *buf, size_t groups, struct ni_state *s)
 {
-	uint32_t n = rounds - 1;
+	const uint8_t *rk;
+	uint32_t n, nr = rounds - 1;
 	NI_XTS4("aesdec", "aesdeclast");
 }
 AESNI_FN void ni_enc1(const uint8_t *rk, uint32_t rounds, uint8_t *buf, const uint8_t *tw)
@@ -606,33 +634,36 @@ static void xts(const struct er_aes_xts *x, uint64_t sector, uint8_t *buf, size_
 
 #if ER_HAVE_AESNI_CODE
 	if (x->hw && !force_soft) {
-		uint8_t zero[16];
-		er_memset(zero, 0, sizeof(zero));
-		ni_enc1(x->ek2, x->rounds, tw, zero);       /* T = E_K2(IV) */
-		lo = er_le64(tw);
-		hi = er_le64(tw + 8);
-		while (nblk) {
-			size_t n = nblk >= 4 ? 4 : 1;
-			for (size_t i = 0; i < n; i++) {
-				er_put_le64(tw + 16 * i, lo);
-				er_put_le64(tw + 16 * i + 8, hi);
-				tweak_next(&lo, &hi);
-			}
-			if (n == 4) {
-				if (decrypt)
-					ni_dec4(x->dk1, x->rounds, buf, tw);
-				else
-					ni_enc4(x->ek1, x->rounds, buf, tw);
-			} else {
-				if (decrypt)
-					ni_dec1(x->dk1, x->rounds, buf, tw);
-				else
-					ni_enc1(x->ek1, x->rounds, buf, tw);
-			}
-			buf += 16 * n;
-			nblk -= n;
+		struct ni_state s;
+		size_t groups = nblk / 4;
+
+		er_memset(&s, 0, sizeof(s));
+		s.mask[0] = 0x87;
+		s.mask[8] = 1;
+		/* T = E_K2(IV) (s.tw is all zero here: no tweak xor) */
+		er_memcpy(s.t, tw, 16);
+		ni_enc1(x->ek2, x->rounds, s.t, s.tw);
+		if (groups) {
+			if (decrypt)
+				ni_dec4(x->dk1, x->rounds, buf, groups, &s);
+			else
+				ni_enc4(x->ek1, x->rounds, buf, groups, &s);
+			buf += 64 * groups;
+			nblk -= 4 * groups;
+		}
+		lo = er_le64(s.t);
+		hi = er_le64(s.t + 8);
+		for (; nblk; nblk--, buf += 16) {
+			er_put_le64(tw, lo);
+			er_put_le64(tw + 8, hi);
+			tweak_next(&lo, &hi);
+			if (decrypt)
+				ni_dec1(x->dk1, x->rounds, buf, tw);
+			else
+				ni_enc1(x->ek1, x->rounds, buf, tw);
 		}
 		ni_clear();
+		er_wipe(&s, sizeof(s));
 		goto out;
 	}
 #endif
