@@ -183,14 +183,17 @@ static void bs_sbox(uint64_t *q)
 /* the inverse of the S-box's affine map: b_i = x_(i+2) ^ x_(i+5) ^ x_(i+7) ^ (0x05)_i */
 static void bs_inv_affine(uint64_t *q)
 {
-	uint64_t x[8];
+	uint64_t x0 = q[0], x1 = q[1], x2 = q[2], x3 = q[3], x4 = q[4], x5 = q[5], x6 = q[6], x7 = q[7];
+	uint64_t a = x2 ^ x5, b = x0 ^ x3, c = x1 ^ x4;
 
-	for (int i = 0; i < 8; i++)
-		x[i] = q[i];
-	for (int i = 0; i < 8; i++)
-		q[i] = x[(i + 2) & 7] ^ x[(i + 5) & 7] ^ x[(i + 7) & 7];
-	q[0] = ~q[0];
-	q[2] = ~q[2];
+	q[0] = ~(a ^ x7);
+	q[1] = b ^ x6;
+	q[2] = ~(c ^ x7);
+	q[3] = a ^ x0;
+	q[4] = x6 ^ x1 ^ x3;
+	q[5] = x7 ^ x2 ^ x4;
+	q[6] = b ^ x5;
+	q[7] = c ^ x6;
 }
 
 /* S = A o inv, so S^-1 = inv o A^-1 = A^-1 o S o A^-1 (inv = A^-1 o S) */
@@ -309,8 +312,11 @@ static void bs_from_planes(const uint64_t *q, uint64_t *w)
 		w[j] = transpose8(y[j]);
 }
 
-/* n (1..4) blocks of 16 bytes -> planes; missing blocks are zero */
-static void bs_load(uint64_t *q, const uint8_t *blocks, size_t n)
+static const uint8_t zero64[64];
+
+/* n (1..4) blocks of 16 bytes, each xor the same bytes of tw, -> planes; missing blocks
+ * are zero */
+static void bs_load(uint64_t *q, const uint8_t *blocks, const uint8_t *tw, size_t n)
 {
 	uint8_t a[64];
 	uint64_t w[8];
@@ -318,7 +324,7 @@ static void bs_load(uint64_t *q, const uint8_t *blocks, size_t n)
 	er_memset(a, 0, sizeof(a));
 	for (size_t b = 0; b < n; b++)
 		for (int i = 0; i < 16; i++)
-			a[16 * (i & 3) + 4 * (i >> 2) + b] = blocks[16 * b + i];
+			a[16 * (i & 3) + 4 * (i >> 2) + b] = blocks[16 * b + i] ^ tw[16 * b + i];
 	for (int j = 0; j < 8; j++)
 		w[j] = er_le64(a + 8 * j);
 	bs_to_planes(w, q);
@@ -326,7 +332,7 @@ static void bs_load(uint64_t *q, const uint8_t *blocks, size_t n)
 	er_wipe(w, sizeof(w));
 }
 
-static void bs_store(const uint64_t *q, uint8_t *blocks, size_t n)
+static void bs_store(const uint64_t *q, uint8_t *blocks, const uint8_t *tw, size_t n)
 {
 	uint8_t a[64];
 	uint64_t w[8];
@@ -336,7 +342,7 @@ static void bs_store(const uint64_t *q, uint8_t *blocks, size_t n)
 		er_put_le64(a + 8 * j, w[j]);
 	for (size_t b = 0; b < n; b++)
 		for (int i = 0; i < 16; i++)
-			blocks[16 * b + i] = a[16 * (i & 3) + 4 * (i >> 2) + b];
+			blocks[16 * b + i] = a[16 * (i & 3) + 4 * (i >> 2) + b] ^ tw[16 * b + i];
 	er_wipe(a, sizeof(a));
 	er_wipe(w, sizeof(w));
 }
@@ -420,7 +426,7 @@ static void bs_round_keys(const uint8_t *rk, uint32_t rounds, uint64_t (*bs)[8])
 	for (uint32_t r = 0; r <= rounds; r++) {
 		for (int b = 0; b < 4; b++)
 			er_memcpy(four + 16 * b, rk + 16 * r, 16);
-		bs_load(bs[r], four, 4);
+		bs_load(bs[r], four, zero64, 4);
 	}
 	er_wipe(four, sizeof(four));
 }
@@ -667,9 +673,9 @@ static void xts(const struct er_aes_xts *x, uint64_t sector, uint8_t *buf, size_
 		goto out;
 	}
 #endif
-	bs_load(q, tw, 1);
+	bs_load(q, tw, zero64, 1);
 	bs_encrypt((const uint64_t (*)[8])x->bs2, x->rounds, q);
-	bs_store(q, tw, 1);
+	bs_store(q, tw, zero64, 1);
 	lo = er_le64(tw);
 	hi = er_le64(tw + 8);
 	while (nblk) {
@@ -678,17 +684,13 @@ static void xts(const struct er_aes_xts *x, uint64_t sector, uint8_t *buf, size_
 			er_put_le64(tw + 16 * i, lo);
 			er_put_le64(tw + 16 * i + 8, hi);
 			tweak_next(&lo, &hi);
-			for (int k = 0; k < 16; k++)
-				buf[16 * i + k] ^= tw[16 * i + k];
 		}
-		bs_load(q, buf, n);
+		bs_load(q, buf, tw, n);
 		if (decrypt)
 			bs_decrypt((const uint64_t (*)[8])x->bs1, x->rounds, q);
 		else
 			bs_encrypt((const uint64_t (*)[8])x->bs1, x->rounds, q);
-		bs_store(q, buf, n);
-		for (size_t i = 0; i < 16 * n; i++)
-			buf[i] ^= tw[i];
+		bs_store(q, buf, tw, n);
 		buf += 16 * n;
 		nblk -= n;
 	}
@@ -721,12 +723,12 @@ bool er_aes_soft_block_test(const uint8_t *key, size_t keylen, bool decrypt, con
 		return false;
 	rounds = expand_key(key, keylen, rk);
 	bs_round_keys(rk, rounds, bs);
-	bs_load(q, in, 1);
+	bs_load(q, in, zero64, 1);
 	if (decrypt)
 		bs_decrypt((const uint64_t (*)[8])bs, rounds, q);
 	else
 		bs_encrypt((const uint64_t (*)[8])bs, rounds, q);
-	bs_store(q, out, 1);
+	bs_store(q, out, zero64, 1);
 	er_wipe(rk, sizeof(rk));
 	er_wipe(bs, sizeof(bs));
 	er_wipe(q, sizeof(q));
