@@ -102,8 +102,13 @@ int main(int argc, char **argv)
 	return 2;
 }
 EOF
-gcc -O1 -I"$TOP" -DEFIRESUME_HOST "$W/oracle.c" "$TOP/loader/config.c" "$TOP/loader/hibloc.c" \
-	"$TOP/image/shim.c" -o "$W/oracle" || { fail "cannot build the oracle"; finish; }
+# linked like the unit tests: with the host objects make builds (build/host), else the sources
+if [ -e "$TOP/build/host/loader/hibloc.o" ] && [ -e "$TOP/build/host/loader/config.o" ]; then
+	srcs=("$TOP"/build/host/image/*.o "$TOP/build/host/loader/config.o" "$TOP/build/host/loader/hibloc.o")
+else
+	srcs=("$TOP"/image/*.c "$TOP/loader/config.c" "$TOP/loader/hibloc.c")
+fi
+gcc -O1 -I"$TOP" -DEFIRESUME_HOST "$W/oracle.c" "${srcs[@]}" -o "$W/oracle" || { fail "cannot build the oracle"; finish; }
 ORACLE=$W/oracle
 
 # ---------------------------------------------------------------- load options
