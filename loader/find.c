@@ -115,6 +115,8 @@ static void find_hibloc_file(const struct er_config *cfg, const struct er_hibloc
 		}
 		log_info(L"%a: %a filesystem named by %s\n", d->id, fs, loc_name);
 		try_swap_file(d, hl->offset, loc_name, buf, image);
+		if (image->dev)
+			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
 	}
 	if (matched == 0)
 		log_info(L"no filesystem the firmware can read has the UUID %s names%a; not taking another image\n",
@@ -194,6 +196,8 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_hi
 	if (sel.index >= 0) {
 		image->dev = &devs[dev_of[sel.index]];
 		image->kind = cand[sel.index].kind;
+		if (sel.why == ER_SEL_HINT)
+			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
 	} else if (cfg->have_resume && sel.why == ER_SEL_NONE) {
 		log_info(L"no image on the configured resume device\n");
 	}

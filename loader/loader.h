@@ -13,6 +13,7 @@ struct er_swapdev {
 	UINT64 header_page;     /* the swap header: page 0, or a swap file's resume_offset */
 	BOOLEAN our_location;   /* EfiresumeLocation is set: deleted once it has served */
 	BOOLEAN stale_location; /* the location variable names a place without an image */
+	char kernel[65];        /* kernelVersion from the location variable naming it, or "" */
 };
 
 /* efiresume's sleep hook writes it before hibernation (same JSON as HibernateLocation) */
@@ -31,8 +32,9 @@ EFI_STATUS er_run_fallback(const struct er_config *cfg);
  * (nothing written) or was told to do a dry run; the caller then boots normally. */
 EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd);
 
-/* loader/resume.c: one line saying what would be resumed (kernel release, host, device,
- * size), from page 0 and the image's header page. FALSE when they cannot be read. */
+/* loader/resume.c: one line saying what would be resumed (kernel release, device, size),
+ * from the image's header page (x86 kernels record no release there: it comes from the
+ * location variable when one names the image). FALSE when the header cannot be read. */
 BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n);
 
 /* loader/find.c: deletes EfiresumeLocation (it has served, or it is stale). */

@@ -574,9 +574,11 @@ BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n)
 	} else {
 		struct er_image img;
 		if (er_image_open(&img, &src, page, &e) == ER_OK) {
-			er_snprintf(out, n, "a hibernated Linux %s (%s, host %s) on %s: %llu MiB in %llu pages", img.release,
-				    er_arch_name(img.arch), img.nodename, dev->id,
-				    (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20), (unsigned long long)img.image_pages);
+			/* x86 kernels keep their restore record where the header's uts would be */
+			const char *rel = sd->kernel[0] ? sd->kernel : img.release[0] ? img.release : "(release not recorded)";
+			er_snprintf(out, n, "a hibernated Linux %s (%s) on %s: %llu MiB in %llu pages", rel, er_arch_name(img.arch),
+				    dev->id, (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20),
+				    (unsigned long long)img.image_pages);
 			ok = TRUE;
 		}
 	}

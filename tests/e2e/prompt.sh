@@ -3,6 +3,8 @@
 #   prompt.sh CASE    CASE: wait (no key: resumes when the time is up)
 #                           esc  (boot normally, the image is kept untouched)
 #                           discard ('d': the swap signature is restored, normal boot)
+#                           esc-loading (timeout 0, no prompt: Esc typed as loading starts stops
+#                                 it before the point of no return; image kept, normal boot)
 set -euo pipefail
 . "$(dirname "$0")/../lib/fixture.sh"
 case=$1
@@ -14,6 +16,8 @@ copy_fixture $name "$d"
 esp_put "$d/disk.img" "$BUILD/efiresume-x64.efi" ::/EFI/BOOT/BOOTX64.EFI
 if [ "$case" = wait ]; then
 	sed 's/^timeout 0$/timeout 2/' "$fx/efiresume.conf" > "$d/efiresume.conf"
+elif [ "$case" = esc-loading ]; then
+	sed -e 's/^options \(.*\)$/options \1 efiresume_probe/' "$fx/efiresume.conf" > "$d/efiresume.conf"
 else
 	# long enough that only the key decides
 	sed -e 's/^timeout 0$/timeout 120/' -e 's/^options \(.*\)$/options \1 efiresume_probe/' "$fx/efiresume.conf" > "$d/efiresume.conf"
@@ -27,7 +31,18 @@ rm -f "$d/ser.in" "$d/ser.out"; mkfifo "$d/ser.in" "$d/ser.out"
 cat "$d/ser.out" > "$d/boot.log" &
 catpid=$!
 exec 7<>"$d/ser.in"
-if [ "$case" != wait ]; then
+if [ "$case" = esc-loading ]; then
+	# typed as soon as efiresume names the image: the loader reads keys while it loads.
+	# Esc plus a space: OVMF's terminal driver takes a lone Esc only after 2 s (it could
+	# start an escape sequence), Esc followed by another key at once.
+	(
+		for _ in $(seq 600); do
+			grep -aq 'efiresume: found a hibernated' "$d/boot.log" && break
+			sleep 0.05
+		done
+		printf '\033 ' >&7
+	) &
+elif [ "$case" != wait ]; then
 	(
 		for _ in $(seq 600); do
 			grep -aq 'resuming in 120 s' "$d/boot.log" && break
@@ -52,6 +67,14 @@ wait)
 	;;
 esc)
 	expect "$log" 'booting normally at the user.s request; the image is kept' "Esc: boot normally" || ok=1
+	expect "$log" '^EFIRESUME-TEST: probe' "normal boot program started" || ok=1
+	swap_page0 "$d/disk.img" "$d/page0.after"
+	cmp -s "$d/page0.before" "$d/page0.after" && echo "  ok: page 0 untouched" || { echo "  CHANGED page 0"; ok=1; }
+	;;
+esc-loading)
+	expect "$log" 'efiresume: found a hibernated Linux .* \(x86_64\) on PARTUUID=[0-9a-f-]+: [0-9]+ MiB in [0-9]+ pages' "first line: what will be resumed" || ok=1
+	expect "$log" 'loading stopped at the user.s request \(Esc\); nothing was written, the image is kept' "Esc while loading: stopped" || ok=1
+	expect_not "$log" 'handing off|swap signature (restored|reset)' "no commit" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe' "normal boot program started" || ok=1
 	swap_page0 "$d/disk.img" "$d/page0.after"
 	cmp -s "$d/page0.before" "$d/page0.after" && echo "  ok: page 0 untouched" || { echo "  CHANGED page 0"; ok=1; }

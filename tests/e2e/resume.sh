@@ -60,6 +60,7 @@ qargs=$(fixture_fact "$fx" qemu_args)
 run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 240 $qargs || rc=$?
 [ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
 log=$d/boot2.log
+expect "$log" "efiresume: found a hibernated .* on $id: [0-9]+ MiB" "first line: what will be resumed" || ok=1
 expect "$log" "efiresume: $id: image of an .* kernel" "image recognised" || ok=1
 expect "$log" 'efiresume: plan: [0-9]+ pages into their own frames, [0-9]+ bounced' "plan reported" || ok=1
 if [ "$comp" != none ]; then
@@ -70,7 +71,7 @@ expect "$log" 'efiresume: timing: ' "phase timings reported" || ok=1
 if [ "$arch" = ia32 ] && [[ " $qargs " == *+nx* ]]; then
 	expect "$log" 'efiresume: i386: image kernel pages with PAE;.*NX on' "PAE with EFER.NXE" || ok=1
 fi
-expect "$log" 'swap signature restored to SWAPSPACE2; handing off' "committed" || ok=1
+expect "$log" 'resetting the swap signature to SWAPSPACE2 and handing off' "committed" || ok=1
 expect "$log" '^EFIRESUME-TEST: resumed$' "shell continued after the hibernate command" || ok=1
 expect "$log" "^EFIRESUME-TEST: token-after=$token\$" "same token" || ok=1
 expect "$log" "^EFIRESUME-TEST: md5-after=$md5\$" "same md5 of the 48 MiB tmpfs file" || ok=1
@@ -95,6 +96,7 @@ kver=$(fixture_fact "$fx" uname | cut -d' ' -f1)
 if [ -n "$loc" ] && [ "$SWAP_PAGE" = 0 ]; then
 	expect "$log" "efiresume: HibernateLocation: swap UUID $loc, kernel $kver" "HibernateLocation read" || ok=1
 	expect "$log" "efiresume: $area hibernation image signature found \(HibernateLocation\)" "the swap it names chosen" || ok=1
+	expect "$log" "efiresume: found a hibernated Linux $kver \(x86_64\)" "first line names the kernel HibernateLocation records" || ok=1
 elif [ -n "$loc" ]; then
 	expect "$log" "efiresume: HibernateLocation: swap file at page $SWAP_PAGE of the filesystem UUID $loc, kernel $kver" "HibernateLocation read" || ok=1
 	[ "$via" = resume-offset ] ||

@@ -195,6 +195,7 @@ efi_boot_name() {
 # run_qemu ARCH DISK VARS LOG TIMEOUT [extra qemu args]: returns QEMU's status
 # (124 on timeout). MEM and SMP come from the environment (default 512, 1);
 # QEMU_SERIAL replaces "-serial file:LOG" (e.g. a chardev the test also types into).
+# QEMU_DRIVE replaces the disk's -drive (e.g. through blkdebug, to inject I/O errors).
 run_qemu() {
 	local arch=$1 disk=$2 vars=$3 log=$4 tmo=$5 qemu machine
 	shift 5
@@ -213,7 +214,7 @@ run_qemu() {
 	timeout --foreground -k 5 "$tmo" $qemu "${machine[@]}" -accel "${QEMU_ACCEL:-tcg}" -m "${MEM:-512}" -smp "${SMP:-1}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code "$arch")" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
+		${QEMU_DRIVE:--drive file="$disk",format=raw,if=virtio,cache=unsafe} \
 		-nic none ${QEMU_SERIAL:--serial file:$log} -display none -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
 }
