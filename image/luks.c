@@ -323,6 +323,12 @@ static enum er_luks_status l2_read_copy(const struct er_luks_dev *dev, const str
 		er_snprintf(c->why, sizeof(c->why), "hdr_size %llu", (unsigned long long)size);
 		return ER_LUKS_CORRUPT;
 	}
+	if (secondary && size != off) {
+		/* both copies have the same size; the secondary starts where the primary ends */
+		er_snprintf(c->why, sizeof(c->why), "hdr_size %llu at offset %llu",
+			    (unsigned long long)size, (unsigned long long)off);
+		return ER_LUKS_CORRUPT;
+	}
 	if (hoff != off) {
 		er_snprintf(c->why, sizeof(c->why), "hdr_offset %llu read at %llu",
 			    (unsigned long long)hoff, (unsigned long long)off);
