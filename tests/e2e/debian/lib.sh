@@ -1,0 +1,76 @@
+# efiresume end-to-end tests: helpers for the scripts the host sends to the Debian
+# guest (bash; this file + the scenario's commands arrive as fw_cfg opt/efiresume/script).
+# Every line the host checks is "EFIRESUME-TEST: ..." on ttyS0 (the agent's stdout).
+T=/run/efiresume-test
+IN=$T/in
+say() { printf 'EFIRESUME-TEST: %s\n' "$*"; }
+
+# efi_show: the boot variables as efibootmgr -v shows them, plus BootNext raw
+efi_show() {
+	efibootmgr -v 2>&1 | sed 's/^/EFIRESUME-TEST: efibootmgr: /'
+	if [ -e /sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c ]; then
+		say "bootnext=$(od -An -tx2 -j4 /sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c | tr -d ' ' | tr a-f A-F)"
+	else
+		say "bootnext=none"
+	fi
+	say "bootorder=$(efibootmgr | sed -n 's/^BootOrder: //p')"
+	say "bootcurrent=$(efibootmgr | sed -n 's/^BootCurrent: //p')"
+}
+
+# counter_start: a process that counts in tmpfs, ten times a second
+counter_start() {
+	( i=0; while :; do i=$((i + 1)); echo $i > $T/counter; sleep 0.1; done ) &
+	sleep 1
+}
+
+# hibernate_wait [TIMEOUT]: a token in tmpfs, `systemctl hibernate`, then wait until the
+# sleep is over (the test sleep hook's "post", and systemd-hibernate.service no longer
+# running, so every post hook has run). Prints hibernate-returned=yes|timeout.
+hibernate_wait() {
+	local tmo=${1:-300} n i s
+	[ -f $T/token ] || head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' > $T/token
+	say "token=$(cat $T/token)"
+	say "boot-id=$(cat /proc/sys/kernel/random/boot_id)"
+	say "counter-before=$(cat $T/counter 2>/dev/null || echo 0)"
+	say "swap-before: $(swapon --show=NAME,SIZE,USED --noheadings | tr -s ' ' | paste -sd';')"
+	n=$(wc -l < $T/post 2>/dev/null || echo 0)
+	sync
+	say "hibernating"
+	systemctl hibernate || { say "systemctl hibernate failed: status $?"; say "hibernate-returned=error"; return 1; }
+	for i in $(seq $((tmo * 5))); do
+		[ "$(wc -l < $T/post 2>/dev/null || echo 0)" -gt "$n" ] && break
+		sleep 0.2
+	done
+	if [ "$(wc -l < $T/post 2>/dev/null || echo 0)" -le "$n" ]; then
+		say "hibernate-returned=timeout"; return 1
+	fi
+	for i in $(seq 150); do
+		s=$(systemctl show -p ActiveState --value systemd-hibernate.service)
+		[ "$s" = activating ] || break
+		sleep 0.2
+	done
+	say "hibernate-returned=yes"
+	say "hibernate-service=$(systemctl show -p Result --value systemd-hibernate.service)"
+}
+
+# checks_resumed: what a resumed system must show (the host compares the values)
+checks_resumed() {
+	local a b
+	say "token-after=$(cat $T/token 2>/dev/null || echo none)"
+	say "boot-id-after=$(cat /proc/sys/kernel/random/boot_id)"
+	a=$(cat $T/counter 2>/dev/null || echo 0); sleep 1; b=$(cat $T/counter 2>/dev/null || echo 0)
+	say "counter-after=$a"
+	say "counter-later=$b"
+	if swapoff -a && swapon -a && [ -n "$(swapon --show=NAME --noheadings)" ]; then
+		say "swap-reusable=yes"
+	else
+		say "swap-reusable=no"
+	fi
+	say "swap-after: $(swapon --show=NAME,SIZE,USED --noheadings | tr -s ' ' | paste -sd';')"
+	if od -An -tx1 /sys/firmware/efi/efivars/BootOrder-8be4df61-93ca-11d2-aa0d-00e098032b8c > /dev/null; then
+		say "efivars-read=yes"
+	else
+		say "efivars-read=no"
+	fi
+	say "kernel-resume: $(journalctl -k -b --no-pager 2>/dev/null | grep -E 'PM: (hibernation|Image|resume)|Restarting tasks' | tail -3 | paste -sd'|')"
+}
