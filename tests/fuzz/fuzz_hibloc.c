@@ -1,0 +1,99 @@
+/* libFuzzer target for loader/hibloc.c (systemd's HibernateLocation, efiresume's
+ * EfiresumeLocation).
+ *
+ * er_hibloc_parse on an exactly sized heap copy of the input (ASan sees any read
+ * beyond it). Checked against image/json read directly:
+ *  - accepted only when the input is a JSON document whose top level is an object;
+ *  - the parsed uuid, formatted, equals the "uuid" string (case-insensitively);
+ *  - offset is the "offset" member's unsigned value (number or digit string), or 0
+ *    when absent; an offset that is not one refuses the variable;
+ *  - kernel is NUL-terminated within its array, and equals "kernelVersion" when that
+ *    is a string without NUL that fits;
+ *  - have_device/dev_major/dev_minor agree with a "device" string "MAJ:MIN" printed
+ *    back, within Linux's dev_t limits;
+ *  - a refusal leaves the struct zeroed.
+ * The filesystem UUID probe runs on the same bytes (padded) for bounds. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "loader/hibloc.h"
+#include "image/json.h"
+
+static const struct er_hibloc zero;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	struct er_hibloc h;
+	memset(&h, 0xa5, sizeof(h));
+	bool ok = er_hibloc_parse(buf, size, &h);
+
+	struct er_json root, v;
+	int jr = er_json_parse(buf, size, &root, NULL);
+	if (!ok) {
+		if (memcmp(&h, &zero, sizeof(h)) != 0)
+			abort();
+	} else {
+		if (jr != ER_JSON_OK || root.type != ER_JSON_OBJECT)
+			abort();
+		char u[37], want[64];
+		size_t n;
+		er_uuid_format(h.uuid, u);
+		if (er_json_get_string(&root, "uuid", want, sizeof(want), &n) != ER_JSON_OK || n != 36 ||
+		    strcasecmp(u, want) != 0)
+			abort();
+		uint64_t off = 0;
+		int r = er_json_get_u64(&root, "offset", &off);
+		if (r == ER_JSON_E_NOTFOUND ? h.offset != 0 : (r != ER_JSON_OK || off != h.offset))
+			abort();
+		if (memchr(h.kernel, 0, sizeof(h.kernel)) == NULL)
+			abort();
+		char kv[sizeof(h.kernel)];
+		if (er_json_get_string(&root, "kernelVersion", kv, sizeof(kv), &n) == ER_JSON_OK && strlen(kv) == n) {
+			if (strcmp(kv, h.kernel) != 0)
+				abort();
+		} else if (h.kernel[0]) {
+			abort();
+		}
+		char dev[64];
+		r = er_json_get(&root, "device", &v);
+		if (r == ER_JSON_E_NOTFOUND) {
+			if (h.have_device || h.dev_major || h.dev_minor)
+				abort();
+		} else {
+			if (!h.have_device || er_json_string(&v, dev, sizeof(dev), &n) != ER_JSON_OK)
+				abort();
+			if (h.dev_major >= 1u << 12 || h.dev_minor >= 1u << 20)
+				abort();
+			/* the text is MAJ:MIN in decimal, leading zeros allowed */
+			const char *colon = memchr(dev, ':', n);
+			if (!colon)
+				abort();
+			unsigned long ma = strtoul(dev, NULL, 10), mi = strtoul(colon + 1, NULL, 10);
+			if (ma != h.dev_major || mi != h.dev_minor || dev[0] < '0' || dev[0] > '9' || colon[1] < '0' ||
+			    colon[1] > '9')
+				abort();
+		}
+	}
+
+	/* the filesystem probe: the input at the start of a zeroed partition head */
+	static uint8_t head[ER_FS_UUID_BYTES];
+	uint8_t fsu[16];
+	memset(head, 0, sizeof(head));
+	memcpy(head, data, size < sizeof(head) ? size : sizeof(head));
+	size_t n = size < sizeof(head) ? size : sizeof(head);
+	uint8_t *exact = malloc(n ? n : 1);
+	if (exact) {
+		memcpy(exact, head, n);
+		er_fs_uuid(exact, n, fsu);
+		free(exact);
+	}
+	free(buf);
+	return 0;
+}
