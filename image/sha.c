@@ -70,7 +70,7 @@ static const uint32_t K256[64] = {
 	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 };
 
-void er_sha256_blocks(uint32_t h[8], const uint8_t *p, size_t nblocks)
+static void sha256_blocks_c(uint32_t h[8], const uint8_t *p, size_t nblocks)
 {
 	uint32_t w[16];
 
@@ -97,6 +97,167 @@ void er_sha256_blocks(uint32_t h[8], const uint8_t *p, size_t nblocks)
 		p += 64;
 	}
 	er_wipe(w, sizeof(w));
+}
+
+/* SHA-256 through the SHA extensions (sha256rnds2, sha256msg1/2) when the CPU has them,
+ * with SSSE3 (pshufb) and SSE4.1 (pblendw), in the EFI build only when CR4.OSFXSR says SSE
+ * is enabled. Inline asm in a function of its own with the target attribute, no vector
+ * type across any interface. Eight xmm registers (so that it would fit ia32 too):
+ * xmm0 message + constants, xmm1 state ABEF, xmm2 state CDGH, xmm3-6 the message words
+ * W[t-16..t-1] in four groups, xmm7 scratch / byte-swap mask. */
+#if defined(__x86_64__)
+/* x86_64 only: the asm also assembles for ia32, but no emulator at hand runs SHA
+ * instructions in 32-bit mode to test it, and 32-bit UEFI machines (Atom tablets)
+ * rarely have them */
+#define ER_HAVE_SHANI_CODE 1
+static const uint8_t bswap_mask[16] = { 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12 };
+
+/* four rounds: xmm0 = M + K[4g..4g+3], two sha256rnds2 */
+#define SHA_RNDS4(M, KOFF)                                                          \
+	"movdqu " #KOFF "(%[k]), %%xmm0\n\t"                                       \
+	"paddd %%" M ", %%xmm0\n\t"                                                \
+	"sha256rnds2 %%xmm0, %%xmm1, %%xmm2\n\t"                                   \
+	"pshufd $0x0E, %%xmm0, %%xmm0\n\t"                                         \
+	"sha256rnds2 %%xmm0, %%xmm2, %%xmm1\n\t"
+
+/* groups 0-3: the message words straight from the block, byte-swapped (mask in xmm7) */
+#define SHA_LOAD4(M, OFF)                                                           \
+	"movdqu " #OFF "(%[p]), %%" M "\n\t"                                       \
+	"pshufb %%xmm7, %%" M "\n\t"                                               \
+	SHA_RNDS4(M, OFF)
+
+/* groups 4-15: A = W[t-16..t-13] becomes W[t..t+3] from B = W[t-12..t-9],
+ * C = W[t-8..t-5], D = W[t-4..t-1] */
+#define SHA_SCHED4(A, B, C, D, KOFF)                                                \
+	"sha256msg1 %%" B ", %%" A "\n\t"                                          \
+	"movdqa %%" D ", %%xmm7\n\t"                                               \
+	"palignr $4, %%" C ", %%xmm7\n\t"                                          \
+	"paddd %%xmm7, %%" A "\n\t"                                                \
+	"sha256msg2 %%" D ", %%" A "\n\t"                                          \
+	SHA_RNDS4(A, KOFF)
+
+static __attribute__((target("sse2,ssse3,sse4.1,sha"), noinline))
+void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, size_t nblocks)
+{
+	uint8_t save[32];
+	const uint32_t *k;
+	uint32_t it;
+
+	__asm__ __volatile__(
+		/* h[0..7] = A..H -> xmm1 = ABEF, xmm2 = CDGH (dword 3 first) */
+		"movdqu (%[h]), %%xmm7\n\t"
+		"movdqu 16(%[h]), %%xmm2\n\t"
+		"pshufd $0xB1, %%xmm7, %%xmm7\n\t"
+		"pshufd $0x1B, %%xmm2, %%xmm2\n\t"
+		"movdqa %%xmm7, %%xmm1\n\t"
+		"palignr $8, %%xmm2, %%xmm1\n\t"
+		"pblendw $0xF0, %%xmm7, %%xmm2\n\t"
+		"3:\n\t"
+		"movdqu %%xmm1, (%[save])\n\t"
+		"movdqu %%xmm2, 16(%[save])\n\t"
+		"mov %[k0], %[k]\n\t"
+		"movdqu %[mask], %%xmm7\n\t"
+		SHA_LOAD4("xmm3", 0) SHA_LOAD4("xmm4", 16) SHA_LOAD4("xmm5", 32) SHA_LOAD4("xmm6", 48)
+		"movl $3, %[it]\n\t"
+		"4:\n\t"
+		"add $64, %[k]\n\t"
+		SHA_SCHED4("xmm3", "xmm4", "xmm5", "xmm6", 0)
+		SHA_SCHED4("xmm4", "xmm5", "xmm6", "xmm3", 16)
+		SHA_SCHED4("xmm5", "xmm6", "xmm3", "xmm4", 32)
+		SHA_SCHED4("xmm6", "xmm3", "xmm4", "xmm5", 48)
+		"decl %[it]\n\t"
+		"jnz 4b\n\t"
+		"movdqu (%[save]), %%xmm7\n\t"
+		"paddd %%xmm7, %%xmm1\n\t"
+		"movdqu 16(%[save]), %%xmm7\n\t"
+		"paddd %%xmm7, %%xmm2\n\t"
+		"add $64, %[p]\n\t"
+		"dec %[n]\n\t"
+		"jnz 3b\n\t"
+		/* back to A..H */
+		"pshufd $0x1B, %%xmm1, %%xmm7\n\t"
+		"pshufd $0xB1, %%xmm2, %%xmm2\n\t"
+		"movdqa %%xmm7, %%xmm1\n\t"
+		"pblendw $0xF0, %%xmm2, %%xmm1\n\t"
+		"palignr $8, %%xmm7, %%xmm2\n\t"
+		"movdqu %%xmm1, (%[h])\n\t"
+		"movdqu %%xmm2, 16(%[h])\n\t"
+		/* leave no message or state words behind in the registers */
+		"pxor %%xmm0, %%xmm0\n\t" "pxor %%xmm1, %%xmm1\n\t" "pxor %%xmm2, %%xmm2\n\t"
+		"pxor %%xmm3, %%xmm3\n\t" "pxor %%xmm4, %%xmm4\n\t" "pxor %%xmm5, %%xmm5\n\t"
+		"pxor %%xmm6, %%xmm6\n\t" "pxor %%xmm7, %%xmm7\n\t"
+		: [p] "+r"(p), [n] "+r"(nblocks), [k] "=&r"(k), [it] "=m"(it)
+		: [h] "r"(h), [save] "r"(save), [mask] "m"(*(const uint8_t (*)[16])bswap_mask), [k0] "rm"(K256)
+		: "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7");
+	er_wipe(save, sizeof(save));
+}
+
+static void cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+{
+	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
+}
+
+static bool sha_ni_probe(void)
+{
+	uint32_t a, b, c, d, max;
+
+	cpuid(0, 0, &max, &b, &c, &d);
+	if (max < 7)
+		return false;
+	cpuid(1, 0, &a, &b, &c, &d);
+	/* SSE2, FXSR; SSSE3, SSE4.1 */
+	if (!(d & (1u << 26)) || !(d & (1u << 24)) || !(c & (1u << 9)) || !(c & (1u << 19)))
+		return false;
+	cpuid(7, 0, &a, &b, &c, &d);
+	if (!(b & (1u << 29)))                 /* SHA */
+		return false;
+#ifdef EFIRESUME_EFI
+	{
+		unsigned long cr4;
+		__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+		if (!(cr4 & (1ul << 9)))        /* OSFXSR: SSE enabled */
+			return false;
+	}
+#endif
+	return true;
+}
+#else
+#define ER_HAVE_SHANI_CODE 0
+#endif
+
+#if ER_HAVE_SHANI_CODE
+/* 0 unknown, 1 no, 2 yes; a race between CPUs only probes twice */
+static int sha_ni_state;
+#endif
+static bool sha_force_soft;
+
+void er_sha_force_soft(bool soft)
+{
+	sha_force_soft = soft;
+}
+
+bool er_sha_hw_available(void)
+{
+#if ER_HAVE_SHANI_CODE
+	if (sha_ni_state == 0)
+		sha_ni_state = sha_ni_probe() ? 2 : 1;
+	return sha_ni_state == 2;
+#else
+	return false;
+#endif
+}
+
+void er_sha256_blocks(uint32_t h[8], const uint8_t *p, size_t nblocks)
+{
+	if (nblocks == 0)
+		return;
+#if ER_HAVE_SHANI_CODE
+	if (!sha_force_soft && er_sha_hw_available()) {
+		sha256_blocks_ni(h, p, nblocks);
+		return;
+	}
+#endif
+	sha256_blocks_c(h, p, nblocks);
 }
 
 /* ------------------------------------------------------------------ SHA-512 */

@@ -51,4 +51,10 @@ void er_sha1_blocks(uint32_t h[5], const uint8_t *p, size_t nblocks);
 void er_sha256_blocks(uint32_t h[8], const uint8_t *p, size_t nblocks);
 void er_sha512_blocks(uint64_t h[8], const uint8_t *p, size_t nblocks);
 
+
+/* SHA-256 uses the CPU's SHA extensions when they are there (and SSE is enabled);
+ * er_sha_force_soft(true) makes it use the portable code (tests, bench). */
+bool er_sha_hw_available(void);
+void er_sha_force_soft(bool soft);
+
 #endif

@@ -79,9 +79,8 @@ static void test_rfc6070(void **state)
 	}
 }
 
-static void test_vs_openssl_random(void **state)
+static void vs_openssl_random(void)
 {
-	(void)state;
 	uint8_t pw[300], salt[100], a[400], b[400];
 
 	rng_seed(8018);
@@ -125,6 +124,21 @@ static void test_vs_openssl_random(void **state)
 		ossl_pbkdf2(h, (const uint8_t *)"correct horse", 13, s32, 32, 50000, b, 64);
 		assert_memory_equal(a, b, 64);
 	}
+}
+
+/* SHA-256 through the SHA extensions (when there) and through the portable code */
+static void test_vs_openssl_random(void **state)
+{
+	(void)state;
+	if (er_sha_hw_available()) {
+		er_sha_force_soft(false);
+		vs_openssl_random();
+	} else {
+		print_message("no SHA extensions on this CPU: portable SHA-256 only\n");
+	}
+	er_sha_force_soft(true);
+	vs_openssl_random();
+	er_sha_force_soft(false);
 }
 
 static void test_bad_arguments(void **state)

@@ -1,6 +1,7 @@
 /* Host tests for image/sha.c (SHA-1/256/512, HMAC) and image/wipe.c, with OpenSSL's
  * EVP_Digest and HMAC as oracles, plus the FIPS 180 examples and RFC 2202/4231 HMAC
- * vectors. */
+ * vectors. SHA-256 runs twice: through the SHA extensions (when this CPU has them) and
+ * through the portable code (er_sha_force_soft). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -98,9 +99,8 @@ static void test_lengths_and_names(void **state)
 	assert_int_equal(h, 0);
 }
 
-static void test_fips180_examples(void **state)
+static void test_fips180_examples_body(void)
 {
-	(void)state;
 	uint8_t out[64];
 	const char *abc = "abc";
 	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
@@ -122,9 +122,8 @@ static void test_fips180_examples(void **state)
 
 /* random data of every length up to 3 blocks of SHA-512, then random longer ones; one-shot
  * and split into random pieces, each against OpenSSL */
-static void test_vs_openssl_random(void **state)
+static void test_vs_openssl_random_body(void)
 {
-	(void)state;
 	size_t cap = 20000;
 	uint8_t *buf = malloc(cap), a[64], b[64];
 	assert_non_null(buf);
@@ -163,9 +162,8 @@ static void test_vs_openssl_random(void **state)
 }
 
 /* byte-at-a-time over a long input crosses every buffer position */
-static void test_bytewise_long(void **state)
+static void test_bytewise_long_body(void)
 {
-	(void)state;
 	uint8_t buf[3000], a[64], b[64];
 	rng_seed(7);
 	for (size_t i = 0; i < sizeof(buf); i++)
@@ -181,9 +179,8 @@ static void test_bytewise_long(void **state)
 	}
 }
 
-static void test_hmac_vectors(void **state)
+static void test_hmac_vectors_body(void)
 {
-	(void)state;
 	uint8_t out[64];
 	const char *key = "Jefe", *data = "what do ya want for nothing?";
 
@@ -198,9 +195,8 @@ static void test_hmac_vectors(void **state)
 }
 
 /* keys of every length across the block size (hashed when longer), random messages */
-static void test_hmac_vs_openssl(void **state)
+static void test_hmac_vs_openssl_body(void)
 {
-	(void)state;
 	uint8_t key[300], msg[1000], a[64], b[64];
 	rng_seed(2104);
 	for (size_t hi = 0; hi < ER_ARRAY_SIZE(hashes); hi++) {
@@ -260,6 +256,27 @@ static void test_wipe_and_ct_equal(void **state)
 	}
 	assert_true(er_ct_equal(NULL, NULL, 0));
 }
+
+/* each body once per SHA-256 implementation */
+static void both_paths(void (*body)(void))
+{
+	if (er_sha_hw_available()) {
+		er_sha_force_soft(false);
+		body();
+	} else {
+		print_message("no SHA extensions on this CPU: portable SHA-256 only\n");
+	}
+	er_sha_force_soft(true);
+	body();
+	er_sha_force_soft(false);
+}
+
+#define BOTH(name) static void name(void **state) { (void)state; both_paths(name##_body); }
+BOTH(test_fips180_examples)
+BOTH(test_vs_openssl_random)
+BOTH(test_bytewise_long)
+BOTH(test_hmac_vectors)
+BOTH(test_hmac_vs_openssl)
 
 int main(void)
 {
