@@ -75,8 +75,9 @@ struct er_json {
 };
 
 /* Validates buf[0..len) as one JSON document (see the top of this file) and returns its
- * top-level value in *root (any type). On failure *root is zeroed and, when err_at is
- * not NULL, *err_at is the byte offset where the document went wrong. */
+ * top-level value in *root (any type; the span without the whitespace around it). On
+ * failure *root is zeroed and, when err_at is not NULL, *err_at is the byte offset where
+ * the document went wrong (for a duplicate key: the second occurrence). */
 int er_json_parse(const void *buf, size_t len, struct er_json *root, size_t *err_at);
 
 /* A short English explanation of a result code. */
@@ -112,7 +113,8 @@ int er_json_next(struct er_json_iter *it, struct er_json *key, struct er_json *v
 
 /* Copies the unescaped string into buf[0..cap) with a terminating NUL; *len (may be
  * NULL) gets its length without the NUL. E_TYPE when s is not a string, E_SPACE when
- * length + 1 > cap (buf then holds "" when cap > 0). A "\u0000" escape yields a NUL
+ * length + 1 > cap (buf then holds "" when cap > 0, and *len still gets the length:
+ * buf may be NULL with cap 0 to ask for it). A "\u0000" escape yields a NUL
  * byte inside the string: callers that want a C string check *len == strlen(buf). */
 int er_json_string(const struct er_json *s, char *buf, size_t cap, size_t *len);
 /* Whether s is a string whose unescaped bytes equal the NUL-terminated lit. */
