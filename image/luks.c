@@ -901,8 +901,10 @@ static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned 
 
 	if (k->kdf == ER_LUKS_KDF_PBKDF2) {
 		if (!er_pbkdf2((enum er_hash)k->kdf_hash, pw, pwlen, k->salt, k->salt_len, k->iterations,
-			       kk, k->area_key_size))
+			       kk, k->area_key_size)) {
+			er_wipe(kk, sizeof(kk));
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "keyslot %u: pbkdf2 parameters refused", id);
+		}
 	} else {
 		struct er_argon2_params p = {
 			.type = k->kdf == ER_LUKS_KDF_ARGON2I ? ER_ARGON2I : ER_ARGON2ID,
@@ -937,6 +939,7 @@ static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned 
 		goto out;
 	}
 	if (!er_aes_xts_init(&x, kk, k->area_key_size)) {
+		er_aes_xts_wipe(&x);
 		set_err(err, ER_LUKS_UNSUPPORTED, "keyslot cipher key refused");
 		st = ER_LUKS_UNSUPPORTED;
 		goto out;

@@ -50,7 +50,8 @@ static const struct fx good[] = {
 	{ "l2-pb-sha512", "luks2", "pbkdf2", "sha512", 512, "512", 1, { "four", "" }, SMALL, 0 },
 	{ "l2-a2i", "luks2", "argon2i", "sha256", 512, "4096", 2, { "five", "six" }, SMALL, 0 },
 	{ "l2-a2id", "luks2", "argon2id", "sha256", 256, "512", 4, { "seven", "eight", "nine" }, "", 20 },
-	{ "l2-a2id-512", "luks2", "argon2id", "sha512", 512, "2048", 1, { "ten" }, SMALL, 0 },
+	{ "l2-a2id-512", "luks2", "argon2id", "sha512", 512, "2048", 1, { "ten", "Gr\xc3\xbc\xc3\x9f" "e \xe2\x82\xac" }, SMALL, 0 },
+	{ "l2-meta64", "luks2", "pbkdf2", "sha256", 256, "4096", 1, { "eleven" }, SMALL " --luks2-metadata-size 64k", 0 },
 };
 
 static const struct fx other[] = {
@@ -502,8 +503,17 @@ static void test_data_sectors(void **state)
 		size_t vl;
 		unsigned slot;
 		open_fx(&o, names[i]);
-		assert_int_equal(unlock(&o, x->pass[0], vk, &vl, &slot), ER_LUKS_OK);
-		check_data(&o, vk, vl, 0);
+		/* both AES paths (AES-NI when the CPU has it, the table-free code) */
+		for (int soft = 0; soft < 2; soft++) {
+			uint8_t want[64];
+			size_t wl = read_hex(names[i], want);
+			er_aes_force_soft(soft);
+			memset(vk, 0, sizeof(vk));
+			assert_int_equal(unlock(&o, x->pass[0], vk, &vl, &slot), ER_LUKS_OK);
+			assert_memory_equal(vk, want, wl);
+			check_data(&o, vk, vl, 0);
+		}
+		er_aes_force_soft(false);
 		close_opened(&o);
 	}
 	/* a segment with iv_tweak (as a reencryption leaves it): 4096-byte sectors, tweak 16 */
@@ -617,6 +627,17 @@ static void test_refusals(void **state)
 		copy_fx("l2-one", edits[i][0], p, sizeof(p));
 		edit_json(p, edits[i][1], edits[i][2], 3);
 		expect(p, ER_LUKS_CORRUPT, NULL);
+	}
+	/* a segment of fixed size (as cryptsetup writes after a resize with --device-size) */
+	copy_fx("l2-one", "fixed-size", p, sizeof(p));
+	edit_json(p, "\"size\":\"dynamic\"", "\"size\":\"1048576\"", 3);
+	{
+		struct opened o;
+		open_path(&o, p);
+		assert_int_equal(o.st, ER_LUKS_OK);
+		assert_false(o.h.seg.dynamic);
+		assert_int_equal(o.h.seg.size, 1048576);
+		close_opened(&o);
 	}
 	/* the segment overlapping the keyslots area (a detached-header layout) */
 	copy_fx("l2-one", "seg-low", p, sizeof(p));
@@ -759,6 +780,26 @@ static void test_header_copies(void **state)
 	assert_int_equal(o.h.copy, 1);
 	assert_int_equal(unlock(&o, "p0", vk, &vl, &slot), ER_LUKS_OK);
 	assert_memory_equal(vk, want, wl);
+	close_opened(&o);
+
+	/* 64 KiB metadata: the secondary at 64 KiB; with the primary wiped, found by the scan */
+	open_fx(&o, "l2-meta64");
+	assert_int_equal(o.st, ER_LUKS_OK);
+	assert_int_equal(o.h.hdr_size, 65536);
+	assert_true(o.h.primary_ok && o.h.secondary_ok);
+	close_opened(&o);
+	copy_fx("l2-meta64", "wiped64", p, sizeof(p));
+	assert_int_equal(sh("dd if=/dev/zero of=%s bs=65536 count=1 conv=notrunc status=none", p), 0);
+	open_path(&o, p);
+	assert_int_equal(o.st, ER_LUKS_OK);
+	assert_int_equal(o.h.copy, 1);
+	assert_int_equal(o.h.hdr_size, 65536);
+	{
+		uint8_t w64[64];
+		size_t l64 = read_hex("l2-meta64", w64);
+		assert_int_equal(unlock(&o, "eleven", vk, &vl, &slot), ER_LUKS_OK);
+		assert_memory_equal(vk, w64, l64);
+	}
 	close_opened(&o);
 
 	/* the secondary broken: the primary */
