@@ -271,80 +271,107 @@ static inline void bs_add_key(uint64_t *q, const uint64_t *k)
 		q[i] ^= k[i];
 }
 
-/* transpose the 8x8 bit matrix in x (bit 8 i + k <-> bit 8 k + i) */
-static inline uint64_t transpose8(uint64_t x)
-{
-	uint64_t t;
-	t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull; x ^= t ^ (t << 7);
-	t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull; x ^= t ^ (t << 14);
-	t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull; x ^= t ^ (t << 28);
-	return x;
-}
+/* Exchange the ch-masked bits of x with the cl-masked bits of y, s apart: one step of a
+ * recursive 8x8 transpose across eight words (BearSSL's "ortho" does the same). */
+#define SWAPN(cl, ch, s, x, y)                                                     \
+	do {                                                                       \
+		uint64_t a_ = (x), b_ = (y);                                       \
+		(x) = (a_ & (uint64_t)(cl)) | ((b_ & (uint64_t)(cl)) << (s));      \
+		(y) = ((a_ & (uint64_t)(ch)) >> (s)) | (b_ & (uint64_t)(ch));      \
+	} while (0)
 
-/* Bytes in slice order a[16 r + 4 c + b], as 8 little-endian words, <-> planes: a bit
- * transpose of each word (byte i bit k -> byte k bit i), then a byte transpose across the
- * words; the way back does the same two steps in the other order. */
-static void bs_byte_transpose(const uint64_t *in, uint64_t *out)
+/* out[i] byte m bit j = in[j] byte m bit i (an involution) */
+static void bs_ortho(uint64_t *q)
 {
-	for (int k = 0; k < 8; k++) {
-		uint64_t v = 0;
-		for (int j = 0; j < 8; j++)
-			v |= ((in[j] >> (8 * k)) & 0xFF) << (8 * j);
-		out[k] = v;
+	for (int i = 0; i < 8; i += 2)
+		SWAPN(0x5555555555555555ull, 0xAAAAAAAAAAAAAAAAull, 1, q[i], q[i + 1]);
+	for (int i = 0; i < 8; i += 4) {
+		SWAPN(0x3333333333333333ull, 0xCCCCCCCCCCCCCCCCull, 2, q[i], q[i + 2]);
+		SWAPN(0x3333333333333333ull, 0xCCCCCCCCCCCCCCCCull, 2, q[i + 1], q[i + 3]);
 	}
+	for (int i = 0; i < 4; i++)
+		SWAPN(0x0F0F0F0F0F0F0F0Full, 0xF0F0F0F0F0F0F0F0ull, 4, q[i], q[i + 4]);
 }
 
-static void bs_to_planes(const uint64_t *w, uint64_t *q)
+/* out[j] byte m = in[m] byte j (an involution) */
+static void bs_byte_transpose(uint64_t *q)
 {
-	uint64_t x[8];
-
-	for (int j = 0; j < 8; j++)
-		x[j] = transpose8(w[j]);
-	bs_byte_transpose(x, q);
+	for (int i = 0; i < 8; i += 2)
+		SWAPN(0x00FF00FF00FF00FFull, 0xFF00FF00FF00FF00ull, 8, q[i], q[i + 1]);
+	for (int i = 0; i < 8; i += 4) {
+		SWAPN(0x0000FFFF0000FFFFull, 0xFFFF0000FFFF0000ull, 16, q[i], q[i + 2]);
+		SWAPN(0x0000FFFF0000FFFFull, 0xFFFF0000FFFF0000ull, 16, q[i + 1], q[i + 3]);
+	}
+	for (int i = 0; i < 4; i++)
+		SWAPN(0x00000000FFFFFFFFull, 0xFFFFFFFF00000000ull, 32, q[i], q[i + 4]);
 }
 
-static void bs_from_planes(const uint64_t *q, uint64_t *w)
+/* 4x4 byte transpose: x_r byte b <- x_b byte r (an involution) */
+static inline void tr4x4(uint32_t *x)
 {
-	uint64_t y[8];
+	uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+	uint32_t t0 = (x0 & 0x00FF00FFu) | ((x1 & 0x00FF00FFu) << 8);
+	uint32_t t1 = ((x0 >> 8) & 0x00FF00FFu) | (x1 & 0xFF00FF00u);
+	uint32_t t2 = (x2 & 0x00FF00FFu) | ((x3 & 0x00FF00FFu) << 8);
+	uint32_t t3 = ((x2 >> 8) & 0x00FF00FFu) | (x3 & 0xFF00FF00u);
 
-	bs_byte_transpose(q, y);
-	for (int j = 0; j < 8; j++)
-		w[j] = transpose8(y[j]);
+	x[0] = (t0 & 0xFFFFu) | (t2 << 16);
+	x[1] = (t1 & 0xFFFFu) | (t3 << 16);
+	x[2] = (t0 >> 16) | (t2 & 0xFFFF0000u);
+	x[3] = (t1 >> 16) | (t3 & 0xFFFF0000u);
 }
 
 static const uint8_t zero64[64];
 
-/* n (1..4) blocks of 16 bytes, each xor the same bytes of tw, -> planes; missing blocks
- * are zero */
+/* n (1..4) blocks of 16 bytes, each xor the same bytes of tw, -> planes (missing blocks
+ * are zero). The bytes are first put in slice order, a[16 r + 4 c + b] as the 32-bit
+ * words A[4 r + c] (a 4x4 byte transpose per column c across the blocks), read as eight
+ * 64-bit words w[J]; then plane k, byte J, bit i must be bit k of w[J] byte i: a byte
+ * transpose of the eight words, then the bit transpose within each byte lane. */
 static void bs_load(uint64_t *q, const uint8_t *blocks, const uint8_t *tw, size_t n)
 {
-	uint8_t a[64];
-	uint64_t w[8];
+	uint32_t A[16], x[4];
 
-	er_memset(a, 0, sizeof(a));
-	for (size_t b = 0; b < n; b++)
-		for (int i = 0; i < 16; i++)
-			a[16 * (i & 3) + 4 * (i >> 2) + b] = blocks[16 * b + i] ^ tw[16 * b + i];
+	for (int c = 0; c < 4; c++) {
+		for (size_t b = 0; b < 4; b++)
+			x[b] = b < n ? er_le32(blocks + 16 * b + 4 * c) ^ er_le32(tw + 16 * b + 4 * c) : 0;
+		tr4x4(x);
+		for (int r = 0; r < 4; r++)
+			A[4 * r + c] = x[r];
+	}
 	for (int j = 0; j < 8; j++)
-		w[j] = er_le64(a + 8 * j);
-	bs_to_planes(w, q);
-	er_wipe(a, sizeof(a));
-	er_wipe(w, sizeof(w));
+		q[j] = (uint64_t)A[2 * j] | ((uint64_t)A[2 * j + 1] << 32);
+	bs_byte_transpose(q);
+	bs_ortho(q);
+	er_wipe(A, sizeof(A));
+	er_wipe(x, sizeof(x));
 }
 
+/* the way back: bit transpose, byte transpose, 4x4 byte transposes; each output block is
+ * xored with tw */
 static void bs_store(const uint64_t *q, uint8_t *blocks, const uint8_t *tw, size_t n)
 {
-	uint8_t a[64];
 	uint64_t w[8];
+	uint32_t A[16], x[4];
 
-	bs_from_planes(q, w);
 	for (int j = 0; j < 8; j++)
-		er_put_le64(a + 8 * j, w[j]);
-	for (size_t b = 0; b < n; b++)
-		for (int i = 0; i < 16; i++)
-			blocks[16 * b + i] = a[16 * (i & 3) + 4 * (i >> 2) + b] ^ tw[16 * b + i];
-	er_wipe(a, sizeof(a));
+		w[j] = q[j];
+	bs_ortho(w);
+	bs_byte_transpose(w);
+	for (int j = 0; j < 8; j++) {
+		A[2 * j] = (uint32_t)w[j];
+		A[2 * j + 1] = (uint32_t)(w[j] >> 32);
+	}
+	for (int c = 0; c < 4; c++) {
+		for (int r = 0; r < 4; r++)
+			x[r] = A[4 * r + c];
+		tr4x4(x);
+		for (size_t b = 0; b < n; b++)
+			er_put_le32(blocks + 16 * b + 4 * c, x[b] ^ er_le32(tw + 16 * b + 4 * c));
+	}
 	er_wipe(w, sizeof(w));
+	er_wipe(A, sizeof(A));
+	er_wipe(x, sizeof(x));
 }
 
 static void bs_encrypt(const uint64_t (*rk)[8], uint32_t rounds, uint64_t *q)
