@@ -57,6 +57,11 @@ int er_mp_helper_join(void *ctx, unsigned i, uint64_t timeout_us)
 	return 0;
 }
 
+uint64_t er_mp_helper_cpu(unsigned i)
+{
+	return i < ER_MP_HELPERS ? (uint64_t)slots[i].job.cpu : 0;
+}
+
 uint64_t er_mp_now_us(void *ctx)
 {
 	(void)ctx;

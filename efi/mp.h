@@ -16,6 +16,8 @@ int er_mp_helper_start(void *ctx, unsigned i, void (*fn)(void *arg), void *arg);
 /* Waits up to timeout_us for the firmware to report that slot i's procedure
  * returned; 0 when it has. */
 int er_mp_helper_join(void *ctx, unsigned i, uint64_t timeout_us);
+/* The firmware's number of the CPU that slot i runs on (for messages). */
+uint64_t er_mp_helper_cpu(unsigned i);
 /* Monotonic microseconds (the calibrated TSC of efi/timer.c). */
 uint64_t er_mp_now_us(void *ctx);
 /* Spin-wait hint. */

@@ -20,9 +20,11 @@ static int wait(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc)
 	int r = er_par_wait(&engine, ticket, out_len, crc);
 	dp->helper_jobs = engine.helper_jobs;
 	if (!failed && engine.failed) {
-		if (engine.failed == ER_PAR_E_TIMEOUT)
+		if (engine.failed == ER_PAR_E_TIMEOUT && engine.fault_helper)
 			log_warn(L"helper CPU %ld did not finish a chunk within %ld ms; not resuming\n",
-				 (UINT64)(engine.fault_helper ? engine.fault_helper - 1 : 0), (UINT64)ER_DECPAR_JOB_MS);
+				 er_mp_helper_cpu(engine.fault_helper - 1), (UINT64)ER_DECPAR_JOB_MS);
+		else if (engine.failed == ER_PAR_E_TIMEOUT)
+			log_warn(L"a helper CPU did not finish a chunk within %ld ms; not resuming\n", (UINT64)ER_DECPAR_JOB_MS);
 		else
 			log_warn(L"parallel decompression: %a\n", er_par_strerror(engine.failed));
 	}
