@@ -608,7 +608,10 @@ static enum er_luks_status l2_segment(struct l2_ctx *x, const struct er_json *se
 	if (!is_pow2(ss) || ss < 512 || ss > 4096)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: segment sector_size %llu", (unsigned long long)ss);
 	sg->sector_size = (uint32_t)ss;
-	sg->iv_large_sectors = ss > 512;
+	/* LUKS2 sectors larger than 512 bytes still count the IV in 512-byte units: cryptsetup
+	 * sets dm-crypt's iv_large_sectors only for plain and BitLocker mappings (checked in
+	 * test_luks.c against data that cryptsetup itself encrypted with 4096-byte sectors) */
+	sg->iv_large_sectors = false;
 	if (er_json_get(&seg, "size", &v))
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: segment size missing");
 	if (er_json_streq(&v, "dynamic")) {

@@ -118,7 +118,10 @@ struct er_luks_segment {
 	bool dynamic;                   /* "size":"dynamic" (LUKS1 always) */
 	uint64_t iv_tweak;              /* added to the 512-byte sector number (LUKS2 iv_tweak) */
 	uint32_t sector_size;           /* 512 or 4096 */
-	bool iv_large_sectors;          /* IV counts sector_size units (LUKS2, sector_size > 512) */
+	bool iv_large_sectors;          /* IV counts sector_size units: never for LUKS1/LUKS2
+					 * (dm-crypt's flag, which cryptsetup sets only for plain
+					 * and BitLocker mappings); a 4096-byte LUKS2 sector n of
+					 * the segment has the IV 8n + iv_tweak */
 	uint32_t key_size;              /* volume key bytes: 32 or 64 (aes-xts-plain64) */
 };
 
@@ -152,10 +155,9 @@ enum er_luks_status er_luks_unlock(const struct er_luks_header *hdr, const struc
 				   const uint8_t *pw, size_t pwlen, uint8_t *vk, size_t *vk_len,
 				   unsigned *slot, struct er_luks_err *err);
 
-/* The 16-byte-tweak sector number dm-crypt uses for the data unit that starts at byte
- * offset off of the segment (off a multiple of seg->sector_size):
- * (off / 512 + iv_tweak) >> log2(sector_size / 512) with iv_large_sectors, else without
- * the shift. */
+/* The plain64 IV (sector number) dm-crypt uses for the data unit that starts at byte
+ * offset off of the segment (off a multiple of seg->sector_size): off / 512 + iv_tweak,
+ * shifted right by log2(sector_size / 512) only with iv_large_sectors (never for LUKS). */
 uint64_t er_luks_iv_sector(const struct er_luks_segment *seg, uint64_t off);
 
 /* Decrypts (encrypt false) or encrypts buf[0..len) in place, the segment's bytes

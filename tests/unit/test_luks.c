@@ -25,6 +25,8 @@
 
 static char dir[128];
 
+#define ENC_SIZE (4u << 20)     /* the files cryptsetup encrypts in place */
+
 /* ------------------------------------------------------------------ fixtures */
 
 struct fx {
@@ -120,6 +122,25 @@ static int setup(void **state)
 	/* two at a time (the machine has 2 cores) */
 	if (sh("xargs -d '\\n' -P 2 -I{} bash -c '{}' < %s", cmds))
 		return fprintf(stderr, "making the containers failed\n"), -1;
+	/* data that cryptsetup itself encrypted (offline reencrypt --encrypt, its userspace
+	 * cipher): a known plaintext, then LUKS2 with 4096-, 2048- and 512-byte sectors */
+	char plain[256];
+	snprintf(plain, sizeof(plain), "%s/plain", dir);
+	f = fopen(plain, "w");
+	if (!f)
+		return -1;
+	for (uint32_t i = 0; i < ENC_SIZE / 4; i++) {
+		uint32_t v = i * 2654435761u ^ (i >> 7);
+		fwrite(&v, 4, 1, f);
+	}
+	fclose(f);
+	static const unsigned enc_sectors[] = { 4096, 2048, 512 };
+	for (unsigned i = 0; i < 3; i++)
+		if (sh("cp %s %s/enc%u && printf encpw | cryptsetup reencrypt --encrypt --type luks2 --batch-mode "
+		       "--sector-size %u --luks2-keyslots-size 1M --reduce-device-size 2M --pbkdf pbkdf2 "
+		       "--pbkdf-force-iterations 1000 --key-file - %s/enc%u >/dev/null 2>&1", plain, dir,
+		       enc_sectors[i], enc_sectors[i], dir, enc_sectors[i]))
+			return fprintf(stderr, "cryptsetup reencrypt --encrypt failed\n"), -1;
 	/* a reencryption in progress: reencrypt --init-only on a copy of l2-one */
 	if (sh("cp --sparse=always %s/l2-one %s/l2-reenc && printf p0 | cryptsetup reencrypt --init-only "
 	       "--batch-mode --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file - %s/l2-reenc",
@@ -353,7 +374,7 @@ static void test_volume_keys(void **state)
 		assert_int_equal(o.h.seg.key_size, wl);
 		assert_int_equal(o.h.seg.offset, read_info(x->name, "offset"));
 		assert_int_equal(o.h.seg.sector_size, read_info(x->name, "sector"));
-		assert_int_equal(o.h.seg.iv_large_sectors, o.h.seg.sector_size > 512);
+		assert_false(o.h.seg.iv_large_sectors);
 		assert_true(o.h.seg.dynamic);
 		assert_int_equal(o.h.seg.size, o.dev.size - o.h.seg.offset);
 		int np = 0;
@@ -432,8 +453,7 @@ static void test_lanes_engine(void **state)
 
 /* ------------------------------------------------------------------ data sectors */
 
-/* dm-crypt: IV = (sector in 512-byte units from the segment start + iv_offset), shifted
- * to sector_size units with iv_large_sectors; here written as sector_size units directly */
+/* OpenSSL AES-XTS with a plain64 IV (the sector number, little-endian, zero-padded) */
 static void ossl_xts(const uint8_t *key, size_t klen, uint64_t iv, const uint8_t *in, uint8_t *out,
 		     size_t n, int enc)
 {
@@ -466,9 +486,8 @@ static void check_data(struct opened *o, const uint8_t *vk, size_t vl, uint64_t 
 		memcpy(mine, plain, n);
 		assert_true(er_luks_segment_crypt(&o->h.seg, o->dev.size, &x, off, mine, n, true));
 		for (size_t u = 0; u < 3; u++) {
-			uint64_t iv = off / ss + u + tweak / (ss / 512);
-			if (ss == 512 || !o->h.seg.iv_large_sectors)
-				iv = off / 512 + u + tweak;
+			/* dm-crypt without iv_large_sectors: 512-byte sector number + iv_offset */
+			uint64_t iv = (off + u * ss) / 512 + tweak;
 			ossl_xts(vk, vl, iv, plain + u * ss, ref + u * ss, ss, 1);
 		}
 		assert_memory_equal(mine, ref, n);
@@ -527,10 +546,61 @@ static void test_data_sectors(void **state)
 	open_path(&o, p);
 	assert_int_equal(o.st, ER_LUKS_OK);
 	assert_int_equal(o.h.seg.iv_tweak, 16);
-	assert_int_equal(er_luks_iv_sector(&o.h.seg, 4096 * 3), 3 + 16 / 8);
+	assert_int_equal(er_luks_iv_sector(&o.h.seg, 4096 * 3), 3 * 8 + 16);
 	assert_int_equal(unlock(&o, "three", vk, &vl, &slot), ER_LUKS_OK);
 	check_data(&o, vk, vl, 16);
 	close_opened(&o);
+}
+
+/* The segment as cryptsetup encrypted it: every sector decrypts to the plaintext and
+ * encrypts back to what is on the disk (the oracle for the IV with large sectors) */
+static void test_cryptsetup_encrypted(void **state)
+{
+	(void)state;
+	static const unsigned sectors[] = { 4096, 2048, 512 };
+	char p[256];
+	path_of(p, sizeof(p), "plain", "");
+	uint8_t *plain = malloc(ENC_SIZE), *disk = malloc(ENC_SIZE), *buf = malloc(ENC_SIZE);
+	assert_true(plain && disk && buf);
+	FILE *f = fopen(p, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(plain, 1, ENC_SIZE, f), ENC_SIZE);
+	fclose(f);
+	for (unsigned i = 0; i < 3; i++) {
+		struct opened o;
+		uint8_t vk[64];
+		size_t vl;
+		unsigned slot;
+		char name[16];
+		snprintf(name, sizeof(name), "enc%u", sectors[i]);
+		open_fx(&o, name);
+		assert_int_equal(o.st, ER_LUKS_OK);
+		assert_int_equal(o.h.seg.sector_size, sectors[i]);
+		assert_int_equal(unlock(&o, "encpw", vk, &vl, &slot), ER_LUKS_OK);
+		/* --reduce-device-size 2M: the plaintext's first ENC_SIZE - 2 MiB are encrypted
+		 * at the segment's start (the rest of the device holds no data of ours) */
+		uint64_t n = ENC_SIZE - (2u << 20);
+		assert_true(o.h.seg.size >= n);
+		assert_int_equal(pread(o.fd.fd, disk, n, (off_t)o.h.seg.offset), (ssize_t)n);
+		memcpy(buf, disk, n);
+		struct er_aes_xts x;
+		assert_true(er_aes_xts_init(&x, vk, vl));
+		/* in pieces of 3 sectors, then the rest */
+		uint64_t piece = 3 * (uint64_t)sectors[i];
+		for (uint64_t off = 0; off < n; off += piece)
+			assert_true(er_luks_segment_crypt(&o.h.seg, o.dev.size, &x, off, buf + off,
+							  (size_t)(n - off < piece ? n - off : piece), false));
+		print_message("  enc%u: %llu bytes at %llu\n", sectors[i], (unsigned long long)n,
+			      (unsigned long long)o.h.seg.offset);
+		assert_memory_equal(buf, plain, n);
+		assert_true(er_luks_segment_crypt(&o.h.seg, o.dev.size, &x, 0, buf, (size_t)n, true));
+		assert_memory_equal(buf, disk, n);
+		er_aes_xts_wipe(&x);
+		close_opened(&o);
+	}
+	free(plain);
+	free(disk);
+	free(buf);
 }
 
 /* ------------------------------------------------------------------ refusals */
@@ -1045,6 +1115,7 @@ int main(void)
 		cmocka_unit_test(test_volume_keys),
 		cmocka_unit_test(test_lanes_engine),
 		cmocka_unit_test(test_data_sectors),
+		cmocka_unit_test(test_cryptsetup_encrypted),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_header_copies),
