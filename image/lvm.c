@@ -255,6 +255,7 @@ struct parser {
 	unsigned n_origins;
 	char origin[MAX_ORIGINS][ER_LVM_NAME_MAX];
 	int origin_of[MAX_ORIGINS];
+	bool origin_store[MAX_ORIGINS];   /* cow_store, not origin */
 };
 
 /* a token kept aside (the key of a section) */
@@ -631,16 +632,18 @@ static enum er_lvm_status on_item(struct parser *p, const struct where *w, size_
 				sg->kind = lin ? ER_LVM_SEG_STRIPED : ER_LVM_SEG_OTHER;
 			}
 		} else if (key_is(p, kb, ke, "origin") || key_is(p, kb, ke, "external_origin") ||
-			   key_is(p, kb, ke, "merging_store")) {
-			/* a snapshot (or thin snapshot) of that LV: writing the LV directly would
-			 * bypass the copy-on-write, so the named LV is refused later */
+			   key_is(p, kb, ke, "cow_store") || key_is(p, kb, ke, "merging_store")) {
+			/* a snapshot (or thin snapshot) of that LV, or its copy-on-write store:
+			 * reading or writing either directly bypasses the snapshot, so the named
+			 * LV is refused later */
 			if (!tok_is_string(p))
-				PFAIL(p, ER_LVM_CORRUPT, "origin is not a name");
+				PFAIL(p, ER_LVM_CORRUPT, "snapshot reference is not a name");
 			if (p->n_origins == MAX_ORIGINS)
-				PFAIL(p, ER_LVM_LIMIT, "more than %u snapshot origins", MAX_ORIGINS);
+				PFAIL(p, ER_LVM_LIMIT, "more than %u snapshot references", MAX_ORIGINS);
 			if (!copy_tok(p, p->origin[p->n_origins], ER_LVM_NAME_MAX))
-				PFAIL(p, ER_LVM_LIMIT, "origin name longer than %u", ER_LVM_NAME_MAX - 1);
+				PFAIL(p, ER_LVM_LIMIT, "snapshot reference longer than %u", ER_LVM_NAME_MAX - 1);
 			p->origin_of[p->n_origins] = w->lv;
+			p->origin_store[p->n_origins] = key_is(p, kb, ke, "cow_store") || key_is(p, kb, ke, "merging_store");
 			p->n_origins++;
 		}
 		return r;
@@ -920,7 +923,13 @@ static enum er_lvm_status check_vg(struct parser *p)
 		for (unsigned l = 0; l < vg->n_lvs; l++)
 			if (name_eq(vg->lv[l].name, p->origin[o]))
 				lv_refuse(&vg->lv[l], ER_LVM_UNSUPPORTED,
-					  "origin of %s: writing it would bypass the snapshot", vg->lv[p->origin_of[o]].name);
+					  p->origin_store[o] ? "copy-on-write store of snapshot %s: not the snapshot's data"
+							     : "origin of %s: writing it would bypass the snapshot",
+					  vg->lv[p->origin_of[o]].name);
+	/* sub-LVs of raid, mirror, thin and cache LVs: their data belongs to the LV above */
+	for (unsigned l = 0; l < vg->n_lvs; l++)
+		if (!vg->lv[l].visible)
+			lv_refuse(&vg->lv[l], ER_LVM_UNSUPPORTED, "%s is an internal LV (not VISIBLE)", vg->lv[l].name);
 	return ER_LVM_OK;
 }
 

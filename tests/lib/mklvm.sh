@@ -14,7 +14,7 @@
 #     mda N M START SIZE TEXTOFF TEXTSIZE CRC FLAGS   pvck --dump headers (raw_locn 0)
 #     vg NAME UUID EXTENT_SECTORS SEQNO               vgs
 #     pv N UUID PE_START_SECTORS PE_COUNT             pvs
-#     lv NAME LAYOUT                                  lvs -a (lv_layout)
+#     lv NAME LAYOUT ROLE                             lvs -a (lv_layout, lv_role)
 #     seg LV START_PE SIZE_PE TYPE STRIPES RANGES     lvs -a --segments (seg_pe_ranges,
 #                                                     device names replaced by pvN)
 # A stamp (the hash of this script) makes a second run a no-op; a lock serialises
@@ -44,7 +44,7 @@ lvmc() {
 	local f="" l
 	for l in "${devs[@]}"; do f="$f\"a|^$l\$|\","; done
 	f="$f\"r|.*|\""
-	"$cmd" --config "devices{obtain_device_list_from_udev=0 use_devicesfile=0 hints=\"none\" filter=[$f] global_filter=[$f]} activation{udev_sync=0 udev_rules=0} global{activation=0} backup{backup=0 archive=0}" "$@" 2> >(grep -v 'Activation disabled\|not zeroed\|NOT backed up' >&2)
+	"$cmd" --config "devices{obtain_device_list_from_udev=0 use_devicesfile=0 hints=\"none\" filter=[$f] global_filter=[$f]} activation{udev_sync=0 udev_rules=0} global{activation=0} backup{backup=0 archive=0}" "$@" 2> >(grep -v 'Activation disabled\|not zeroed\|NOT backed up\|device-mapper\|/dev/mapper/control\|libdevmapper' >&2)
 }
 
 # layout NAME SIZE_MIB...: one sparse file and loop device per PV
@@ -99,8 +99,8 @@ finish() {
 		lvmc pvs --noheadings --units s --nosuffix --separator ' ' -o pv_uuid,pe_start,pv_pe_count "${devs[$i]}" 2>/dev/null |
 			awk -v n="$i" 'NF { gsub(/-/, "", $1); print "pv", n, $1, $2, $3 }' >> "$o"
 	done
-	lvmc lvs -a --noheadings --separator '|' -o lv_name,lv_layout 2>/dev/null |
-		awk -F'|' 'NF { gsub(/[][ ]/, "", $1); gsub(/ /, "", $2); print "lv", $1, $2 }' >> "$o"
+	lvmc lvs -a --noheadings --separator '|' -o lv_name,lv_layout,lv_role 2>/dev/null |
+		awk -F'|' 'NF { gsub(/[][ ]/, "", $1); gsub(/ /, "", $2); gsub(/ /, "", $3); print "lv", $1, $2, $3 }' >> "$o"
 	lvmc lvs -a --segments --noheadings --separator '|' -o lv_name,seg_start_pe,seg_size_pe,segtype,stripes,seg_pe_ranges 2>/dev/null |
 		sed -e "$sed_expr" |
 		awk -F'|' 'NF { for (k = 1; k <= NF; k++) gsub(/^ +| +$/, "", $k); gsub(/[][]/, "", $1); gsub(/[][]/, "", $6); print "seg", $1, $2, $3, $4, $5, $6 }' >> "$o"
@@ -190,6 +190,51 @@ lvmc lvcreate -q -an -Zn -l 20 -n new stale-vg >/dev/null
 lvmc lvextend -q -l +2 stale-vg/old >/dev/null
 dd if="$out/stale.pv1.old" of="${devs[1]}" bs=1M conv=sparse,fsync status=none
 rm -f "$out/stale.pv1.old"
+finish
+
+# 7. what lvm2 can only create with device-mapper (thin, raid1, mirror, snapshot):
+#    written as metadata text and restored with vgcfgrestore, which checks it as lvm2
+#    checks any metadata; lvm2 then writes it to the PV in its own form
+layout exotic 40
+lvmc pvcreate -q "${devs[0]}" >/dev/null
+lvmc vgcreate -q -s 1m exotic-vg "${devs[0]}" >/dev/null
+lvmc lvcreate -q -an -Zn -l 1 -n tmp exotic-vg >/dev/null
+lvmc vgcfgbackup -q -f "$out/exotic.backup" exotic-vg >/dev/null
+python3 - "$out/exotic.backup" "$out/exotic.restore" <<'PY'
+import re, sys
+n = [0]
+def uid():
+    n[0] += 1
+    s = ("%06dAbCdEfGhIjKlMnOpQrStUvWxYz" % n[0])[:32]
+    return "-".join([s[0:6], s[6:10], s[10:14], s[14:18], s[18:22], s[22:26], s[26:32]])
+vis, hid = '["READ", "WRITE", "VISIBLE"]', '["READ", "WRITE"]'
+def lv(name, status, n, body):
+    return ('%s {\nid = "%s"\nstatus = %s\nflags = []\nsegment_count = 1\nsegment1 {\n'
+            'start_extent = 0\nextent_count = %d\n%s\n}\n}\n' % (name, uid(), status, n, body))
+def lin(name, status, pe, n):
+    return lv(name, status, n, 'type = "striped"\nstripe_count = 1\nstripes = ["pv0", %d]' % pe)
+lvs = (lin("base", vis, 0, 4) + lin("home", vis, 4, 4) + lin("home_snap", vis, 8, 2)
+    + lv("snapshot0", hid, 4, 'type = "snapshot"\nchunk_size = 8\norigin = "home"\ncow_store = "home_snap"')
+    + lv("tp", vis, 4, 'type = "thin-pool"\nmetadata = "tp_tmeta"\npool = "tp_tdata"\ntransaction_id = 1\n'
+         'chunk_size = 128\ndiscards = "passdown"\nzero_new_blocks = 1')
+    + lv("thinvol", vis, 8, 'type = "thin"\nthin_pool = "tp"\ntransaction_id = 0\ndevice_id = 1')
+    + lin("tp_tmeta", hid, 14, 1) + lin("tp_tdata", hid, 10, 4)
+    + lv("r", vis, 2, 'type = "raid1"\ndevice_count = 2\nregion_size = 1024\n'
+         'raids = ["r_rmeta_0", "r_rimage_0", "r_rmeta_1", "r_rimage_1"]')
+    + lin("r_rmeta_0", hid, 15, 1) + lin("r_rimage_0", hid, 16, 2)
+    + lin("r_rmeta_1", hid, 18, 1) + lin("r_rimage_1", hid, 19, 2)
+    + lv("m", vis, 2, 'type = "mirror"\nmirror_count = 2\nmirror_log = "m_mlog"\nregion_size = 1024\n'
+         'mirrors = ["m_mimage_0", 0, "m_mimage_1", 0]')
+    + lin("m_mlog", hid, 25, 1) + lin("m_mimage_0", hid, 21, 2) + lin("m_mimage_1", hid, 23, 2)
+    + lin("swap", vis, 26, 3))
+src = open(sys.argv[1]).read()
+src = src[:src.index("logical_volumes {")] + "logical_volumes {\n" + lvs + "}\n}\n"
+src = re.sub(r"seqno = (\d+)", lambda m: "seqno = %d" % (int(m.group(1)) + 1), src, count=1)
+open(sys.argv[2], "w").write(src)
+PY
+lvmc vgcfgrestore -q --force -f "$out/exotic.restore" exotic-vg 2>&1 |
+	grep -v 'device-mapper\|Failure to communicate\|Incompatible libdevmapper\|Failed to check for active\|Forced restore' >&2 || true
+rm -f "$out/exotic.backup" "$out/exotic.restore"
 finish
 
 echo "$me" > "$stamp"

@@ -182,7 +182,7 @@ static unsigned long long num(const char *s)
 	return strtoull(s, NULL, 0);
 }
 
-static const char *layouts[] = { "debian", "segs", "span", "refuse", "wrap", "stale" };
+static const char *layouts[] = { "debian", "segs", "span", "refuse", "wrap", "stale", "exotic" };
 
 static int setup(void **state)
 {
@@ -501,6 +501,14 @@ static struct er_lvm_vg *assemble(struct layout *L, unsigned use_mask, unsigned 
 	return vg;
 }
 
+/* what lvs says about an LV: linear and nothing but public */
+static bool lv_usable(const struct layout *L, const char *lv)
+{
+	const struct orec *r = find_rec(L, "lv", lv, NULL);
+	assert_non_null(r);
+	return strcmp(r->f[1], "linear") == 0 && strcmp(r->f[2], "public") == 0;
+}
+
 static void check_layout(const char *name)
 {
 	struct layout *L = get(name);
@@ -536,8 +544,9 @@ static void check_layout(const char *name)
 	}
 	assert_int_equal(vg->n_pvs, in_vg);
 
-	/* every LV lvs lists, and no other */
-	unsigned nlv = 0;
+	/* every LV lvs lists: usable exactly when lvs calls it linear and public (not a
+	 * snapshot's origin or store, not a sub-LV); a refusal names the reason */
+	unsigned nlv = 0, usable = 0;
 	for (unsigned i = 0; i < L->nrec; i++) {
 		const struct orec *r = &L->rec[i];
 		if (strcmp(r->kind, "lv"))
@@ -546,23 +555,35 @@ static void check_layout(const char *name)
 		int l = er_lvm_find_lv(vg, r->f[0], &err);
 		assert_true(l >= 0);
 		enum er_lvm_status st = er_lvm_lv_check(vg, (unsigned)l, &err);
-		if (strcmp(r->f[1], "linear") == 0) {
+		if (lv_usable(L, r->f[0])) {
 			if (st != ER_LVM_OK)
 				fail_msg("%s/%s: %s", name, r->f[0], err.detail);
-		} else {
-			assert_int_equal(st, ER_LVM_UNSUPPORTED);
-			/* the message names what it is */
-			assert_true(strstr(err.detail, "cache-pool") || strstr(err.detail, "striped over 2"));
+			usable++;
+			continue;
 		}
+		if (st != ER_LVM_UNSUPPORTED)
+			fail_msg("%s/%s (%s %s): %s", name, r->f[0], r->f[1], r->f[2], err.detail);
+		const struct orec *sr = find_rec(L, "seg", r->f[0], NULL);
+		assert_non_null(sr);
+		const char *why = strstr(r->f[2], "origin") ? "origin of" : strstr(r->f[2], "snapshot") ? "copy-on-write"
+				: strcmp(sr->f[3], "linear") == 0 ? "internal" : strcmp(sr->f[3], "striped") == 0 ? "striped over"
+				: sr->f[3];
+		if (!strstr(err.detail, why))
+			fail_msg("%s/%s: \"%s\" does not say \"%s\"", name, r->f[0], err.detail, why);
 	}
-	assert_int_equal(vg->n_lvs, nlv);
+	assert_true(usable >= 1);
+	/* LVs lvs does not list (snapshotN) are refused too */
+	assert_true(vg->n_lvs >= nlv);
+	for (unsigned l = 0; l < vg->n_lvs; l++)
+		if (!find_rec(L, "lv", vg->lv[l].name, NULL))
+			assert_int_equal(er_lvm_lv_check(vg, l, &err), ER_LVM_UNSUPPORTED);
 
 	/* every segment: start, middle and last sector, against lvs' PE ranges */
 	unsigned maps = 0;
 	uint64_t es = vg->extent_size;
 	for (unsigned i = 0; i < L->nrec; i++) {
 		const struct orec *r = &L->rec[i];
-		if (strcmp(r->kind, "seg") || strcmp(r->f[3], "linear"))
+		if (strcmp(r->kind, "seg") || !lv_usable(L, r->f[0]))
 			continue;
 		int l = er_lvm_find_lv(vg, r->f[0], &err);
 		assert_true(l >= 0);
@@ -611,6 +632,7 @@ static void test_layout_span(void **s) { (void)s; check_layout("span"); }
 static void test_layout_refuse(void **s) { (void)s; check_layout("refuse"); }
 static void test_layout_wrap(void **s) { (void)s; check_layout("wrap"); }
 static void test_layout_stale(void **s) { (void)s; check_layout("stale"); }
+static void test_layout_exotic(void **s) { (void)s; check_layout("exotic"); }
 
 /* a VG over two PVs with only one of them present */
 static void test_missing_pv(void **state)
@@ -703,6 +725,8 @@ static enum er_lvm_status parse_str(const char *t, struct er_lvm_vg *vg, struct 
 	return er_lvm_vg_parse(t, strlen(t) + 1, vg, err);
 }
 
+static bool root_fine = true;   /* lv_status: root must stay usable when swap_1 is refused */
+
 static void lv_status(const char *t, const char *lv, enum er_lvm_status want, const char *msg)
 {
 	struct er_lvm_vg *vg = calloc(1, sizeof(*vg));
@@ -718,7 +742,7 @@ static void lv_status(const char *t, const char *lv, enum er_lvm_status want, co
 	if (msg && !strstr(err.detail, msg))
 		fail_msg("%s: \"%s\" lacks \"%s\"", lv, err.detail, msg);
 	/* root (or whatever else) is still usable when swap_1 is refused */
-	if (strcmp(lv, "swap_1") == 0 && want != ER_LVM_OK && want != ER_LVM_MISSING_PV) {
+	if (root_fine && strcmp(lv, "swap_1") == 0 && want != ER_LVM_OK && want != ER_LVM_MISSING_PV) {
 		l = er_lvm_find_lv(vg, "root", &err);
 		assert_int_equal(er_lvm_lv_check(vg, (unsigned)l, &err), ER_LVM_OK);
 	}
@@ -775,8 +799,15 @@ static void test_text_layouts(void **state)
 		   "swap_1 {", "snap { id = \"aaaaaa-aaaa-aaaa-aaaa-aaaa-aaaa-aaaaaa\" status = [\"READ\"] segment_count = 1 "
 		   "segment1 { start_extent = 0 extent_count = 1 type = \"snapshot\" chunk_size = 8 origin = \"swap_1\" "
 		   "cow_store = \"root\" } }\nswap_1 {");
+	root_fine = false;
 	lv_status(t, "swap_1", ER_LVM_UNSUPPORTED, "origin of snap");
+	lv_status(t, "root", ER_LVM_UNSUPPORTED, "copy-on-write store of snap");
+	root_fine = true;
 	lv_status(t, "snap", ER_LVM_UNSUPPORTED, "snapshot");
+	free(t);
+	/* an LV without VISIBLE is a sub-LV */
+	t = edited(base, "swap_1 {", "\"VISIBLE\"", "\"X\"");
+	lv_status(t, "swap_1", ER_LVM_UNSUPPORTED, "internal");
 	free(t);
 	/* a PV flagged missing */
 	t = edited(base, "pv0 {", "status = [\"ALLOCATABLE\"]", "status = [\"ALLOCATABLE\", \"MISSING\"]");
@@ -1049,6 +1080,7 @@ int main(void)
 		cmocka_unit_test(test_layout_refuse),
 		cmocka_unit_test(test_layout_wrap),
 		cmocka_unit_test(test_layout_stale),
+		cmocka_unit_test(test_layout_exotic),
 		cmocka_unit_test(test_missing_pv),
 		cmocka_unit_test(test_find_lv),
 		cmocka_unit_test(test_text_layouts),
