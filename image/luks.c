@@ -1050,3 +1050,55 @@ bool er_luks_segment_crypt(const struct er_luks_segment *seg, uint64_t dev_size,
 	}
 	return true;
 }
+
+/* ------------------------------------------------------------------ for the loader */
+
+uint64_t er_luks_max_unlock_memory(const struct er_luks_header *h)
+{
+	uint64_t most = 0;
+	for (unsigned i = 0; i < h->n_order && i < ER_LUKS_MAX_KEYSLOTS; i++) {
+		const struct er_luks_keyslot *k = &h->ks[h->order[i] % ER_LUKS_MAX_KEYSLOTS];
+		uint64_t n = af_area_bytes(k->key_size, k->stripes);
+		if (k->kdf == ER_LUKS_KDF_ARGON2I || k->kdf == ER_LUKS_KDF_ARGON2ID) {
+			struct er_argon2_params p = {
+				.type = k->kdf == ER_LUKS_KDF_ARGON2I ? ER_ARGON2I : ER_ARGON2ID,
+				.t_cost = k->iterations, .m_cost_kib = k->memory_kib, .lanes = k->cpus,
+			};
+			n = ER_MAX(n, er_argon2_mem_bytes(&p));
+		}
+		most = ER_MAX(most, n);
+	}
+	return most;
+}
+
+static const char *kdf_name(uint8_t kdf)
+{
+	return kdf == ER_LUKS_KDF_PBKDF2 ? "pbkdf2" : kdf == ER_LUKS_KDF_ARGON2I ? "argon2i" : "argon2id";
+}
+
+static const char *hash_text(uint8_t h)
+{
+	return h == ER_HASH_SHA1 ? "sha1" : h == ER_HASH_SHA256 ? "sha256" : h == ER_HASH_SHA512 ? "sha512" : "?";
+}
+
+void er_luks_summary(const struct er_luks_header *h, char *buf, size_t cap)
+{
+	size_t n;
+	if (!buf || !cap)
+		return;
+	n = er_snprintf(buf, cap, "LUKS%u aes-xts-plain64 %u-bit, %u-byte sectors, data at %llu; keyslots",
+			h->version, h->seg.key_size * 8, h->seg.sector_size, (unsigned long long)h->seg.offset);
+	for (unsigned i = 0; i < h->n_order && i < ER_LUKS_MAX_KEYSLOTS && n + 1 < cap; i++) {
+		const struct er_luks_keyslot *k = &h->ks[h->order[i] % ER_LUKS_MAX_KEYSLOTS];
+		if (k->kdf == ER_LUKS_KDF_PBKDF2)
+			n += er_snprintf(buf + n, cap - n, "%s %u pbkdf2 %s", i ? "," : "", h->order[i],
+					 hash_text(k->kdf_hash));
+		else
+			n += er_snprintf(buf + n, cap - n, "%s %u %s %u KiB x%u", i ? "," : "", h->order[i],
+					 kdf_name(k->kdf), k->memory_kib, k->cpus);
+		if (k->token)
+			n += er_snprintf(buf + n, cap - n, " (token)");
+	}
+	if (!h->n_order && n + 1 < cap)
+		er_snprintf(buf + n, cap - n, " none usable");
+}

@@ -168,7 +168,15 @@ bool er_luks_segment_crypt(const struct er_luks_segment *seg, uint64_t dev_size,
 			   const struct er_aes_xts *x, uint64_t off, uint8_t *buf, size_t len,
 			   bool encrypt);
 
-const char *er_luks_status_name(enum er_luks_status s);   /* "corrupt", "tpm2-only"... */
+const char *er_luks_status_name(enum er_luks_status s);   /* "corrupt-header", "token-only"... */
+
+/* The most memory one passphrase attempt asks the allocator for at once (the largest
+ * argon2 memory of the keyslots tried, or the keyslot area): for planning. */
+uint64_t er_luks_max_unlock_memory(const struct er_luks_header *hdr);
+
+/* One line for the console, e.g. "LUKS2 aes-xts-plain64 512-bit, 4096-byte sectors, data
+ * at 16777216; keyslots 0 argon2id 1048576 KiB x4, 1 pbkdf2 sha256" (truncated to cap). */
+void er_luks_summary(const struct er_luks_header *hdr, char *buf, size_t cap);
 
 /* internal, exposed for tests and the fuzzer: base64 (RFC 4648, padded) into out[0..cap) */
 bool er_luks_base64(const char *s, size_t n, uint8_t *out, size_t cap, size_t *out_len);

@@ -404,6 +404,14 @@ static void test_volume_keys(void **state)
 			/* argon2: its memory (a multiple of 4 KiB x lanes here) came from the allocator */
 			assert_int_equal(o.cm.seen, k->kdf != ER_LUKS_KDF_PBKDF2);
 		}
+		/* the planning figure: at least every allocation an unlock made */
+		uint64_t most = er_luks_max_unlock_memory(&o.h);
+		assert_true(most >= o.cm.peak_single && o.cm.peak_single > 0);
+		char line[200];
+		er_luks_summary(&o.h, line, sizeof(line));
+		print_message("  %s\n", line);
+		assert_non_null(strstr(line, x->type[4] == '1' ? "LUKS1" : "LUKS2"));
+		assert_non_null(strstr(line, x->pbkdf));
 		memset(vk, 0x55, sizeof(vk));
 		assert_int_equal(unlock(&o, "wrong", vk, &vl, &slot), ER_LUKS_WRONG_PASSPHRASE);
 		assert_zero(vk, sizeof(vk));
