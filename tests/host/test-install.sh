@@ -187,6 +187,7 @@ machine() {
 case " \$* " in
 *" -C "*)
 	echo "\$*" >>"$m/efibootmgr-create.log"
+	[ -e "$m/fail-create" ] && { echo "Could not prepare Boot variable: No space left on device" >&2; exit 5; }
 	while [ \$# -gt 0 ]; do
 		case \$1 in -d) disk=\$2; shift ;; -p) part=\$2; shift ;; -L) label=\$2; shift ;; -l) loader=\$2; shift ;; esac
 		shift
@@ -262,6 +263,9 @@ refused "--esp-path not mounted" "is not a mount point" -- install --esp-path="$
 EFIRESUME_ESP_FSTYPES=vfat refused "ESP not FAT" "not FAT" -- install --esp-path="$ESP"
 refused "--fallback missing on the ESP" "no such file on the EFI system partition" -- install --fallback='\EFI\nothere.efi'
 refused "bad --mode" "--mode must be" -- install --mode=sometimes
+touch "$M/fail-create"
+refused "efibootmgr cannot create the entry: the copied files are deleted again" "no boot entry could be created" -- install
+rm "$M/fail-create"
 
 # read-only efivarfs: a copy of the variables on a tmpfs mounted read-only
 cp -a "$V" "$W/efivars.rw"
