@@ -7,9 +7,20 @@
 #     hibernate-kernel   boot 1 hibernates (systemctl hibernate); boot 2: the firmware
 #                        starts "Debian", initramfs-tools' resume brings the system
 #                        back (validates the fixture, no efiresume involved)
+#     on-hibernate       boot 1: dpkg -i the .deb, efiresume-install install (default mode),
+#                        systemctl hibernate; boot 2: the firmware starts efiresume through
+#                        BootNext, it resumes the system; boot 3 (no image): efiresume does
+#                        not run; then a failed hibernation (pm_test=devices: no image is
+#                        written), whose post hook clears BootNext, and efiresume-install
+#                        remove (no entry, BootOrder as before install, files gone)
+#     always             boot 1: install --mode=always, hibernate; boot 2: efiresume (first
+#                        in BootOrder) resumes; boot 3 (no image): efiresume starts the
+#                        fallback, the Debian entry's kernel with its options; then the
+#                        failed hibernation and remove (BootOrder as before install)
+#   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
 set -euo pipefail
 . "$(dirname "$0")/../lib/debian.sh"
-[ $# -eq 1 ] || { sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 2; }
 scen=$1
 ok=0
 
@@ -51,7 +62,9 @@ check_hibernated() {
 	expect "$d/$n.log" 'EFIRESUME-TEST: hibernating' "systemctl hibernate called" || ok=1
 	expect "$d/$n.log" 'EFIRESUME-TEST: sleep-hook pre hibernate' "systemd-sleep ran the pre hooks" || ok=1
 	expect "$d/$n.log" 'PM: hibernation: (Creating image|Allocated [0-9]+ pages)|PM: Creating hibernation image' "the kernel made an image" || ok=1
-	expect "$d/$n.log" 'reboot: Power down' "the kernel powered off" || ok=1
+	expect "$d/$n.log" 'PM: hibernation: Wrote [0-9]+ kbytes' "the kernel wrote the image" || ok=1
+	# systemd's default hibernate mode is "platform": ACPI S4, which ends QEMU like a poweroff
+	expect "$d/$n.log" 'printk: Suspending console|reboot: Power down' "the kernel entered S4 / powered off" || ok=1
 	expect_not "$d/$n.log" 'EFIRESUME-TEST: (hibernate-returned|agent: script exit)' "the script did not go on in this boot" || ok=1
 	sig_is S1SUSPEND "image written"
 }
@@ -86,11 +99,114 @@ entry=$(fixture_fact "$d" debian_entry)
 echo "fixture: $DEB_DIR (kernel $(fixture_fact "$d" kernel), Debian entry Boot$entry, BootOrder $(fixture_fact "$d" boot_order))"
 t_start=$(date +%s.%N)
 
+# the firmware program's own lines (the guest renames "efiresume: " in what it prints)
+ER_RE='efiresume: '
+
+# install_steps MODE: the guest commands that install the .deb and efiresume
+install_steps() {
+	cat <<EOF
+efi_show
+say "bootorder-before-install=\$(efibootmgr | sed -n 's/^BootOrder: //p')"
+run dpkg -i \$IN/efiresume.deb
+run efiresume-install install $1
+run efiresume-install status
+efi_show
+say "bootorder-after-install=\$(efibootmgr | sed -n 's/^BootOrder: //p')"
+say "er-entry=\$(er_entry)"
+esp_show
+EOF
+}
+
+# check_install BOOT MODE: boot 1's install
+check_install() {
+	local n=$1 mode=$2 before after
+	val_is "$n" dpkg-status 0 "dpkg -i efiresume_*.deb"
+	val_is "$n" efiresume-install-status 0 "efiresume-install install --mode=$mode"
+	er=$(deb_val "$d" "$n" er-entry)
+	if [[ $er =~ ^[0-9A-F]{4}$ ]]; then echo "  ok: boot entry Boot$er \"Resume hibernated Linux\""; else echo "  WRONG: no efiresume boot entry"; ok=1; fi
+	expect "$d/$n.log" 'EFIRESUME-TEST: esp: /boot/efi/EFI/efiresume/efiresume.efi' "efiresume.efi on the ESP" || ok=1
+	expect "$d/$n.log" 'EFIRESUME-TEST: esp: /boot/efi/EFI/efiresume/efiresume.conf' "efiresume.conf next to it" || ok=1
+	val_is "$n" removable none "nothing on the removable path \\EFI\\BOOT\\BOOTX64.EFI"
+	before=$(deb_val "$d" "$n" bootorder-before-install)
+	after=$(deb_val "$d" "$n" bootorder-after-install)
+	if [ "$mode" = always ]; then
+		[ -n "$before" ] && [ "$after" = "$er,$before" ] && echo "  ok: BootOrder $after: Boot$er first, the rest as before ($before)" ||
+			{ echo "  WRONG: BootOrder after install '$after' (before: '$before', entry $er)"; ok=1; }
+	else
+		[ -n "$before" ] && [ "$after" = "$before" ] && echo "  ok: BootOrder unchanged by install ($after)" ||
+			{ echo "  WRONG: BootOrder after install '$after' (before: '$before')"; ok=1; }
+	fi
+}
+
+# check_efiresume_resumed BOOT: the firmware started efiresume (entry $er) and it resumed
+check_efiresume_resumed() {
+	local n=$1
+	expect "$d/$n.log" "BdsDxe: starting Boot$er \"Resume hibernated Linux\"" "the firmware started Boot$er" || ok=1
+	expect "$d/$n.log" "${ER_RE}.*PARTUUID=$DEB_SWAP_PARTUUID" "efiresume looked at the swap partition" || ok=1
+	expect "$d/$n.log" "${ER_RE}.*handing off" "efiresume handed off to the image kernel" || ok=1
+	expect_not "$d/$n.log" 'Run /init as init process|PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data' "no kernel booted in between" || ok=1
+}
+
+# boot 3's commands: a hibernation that returns without an image, then remove
+failed_and_remove_steps() {
+	cat <<'EOF'
+efi_show
+say "cmdline=$(tr ' ' '_' < /proc/cmdline)"
+if [ -w /sys/power/pm_test ]; then
+	say "pm_test-modes=$(tr ' ' ',' < /sys/power/pm_test)"
+	echo devices > /sys/power/pm_test
+	say "pm_test=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/power/pm_test)"
+	counter_start
+	hibernate_wait 240
+	echo none > /sys/power/pm_test
+	efi_show
+	say "bootnext-after-failed=$(deb_bootnext)"
+	er_journal
+else
+	say "pm_test=unavailable"
+fi
+run efiresume-install remove
+efi_show
+say "er-entry-after-remove=$(er_entry)"
+say "bootorder-after-remove=$(efibootmgr | sed -n 's/^BootOrder: //p')"
+say "bootnext-after-remove=$(deb_bootnext)"
+esp_show
+say "esp-efiresume-dir=$([ -e /boot/efi/EFI/efiresume ] && echo present || echo gone)"
+EOF
+}
+
+# check_failed_and_remove BOOT BOOT1
+check_failed_and_remove() {
+	local n=$1 n1=$2 e
+	echo " failed hibernation (pm_test=devices: the sleep returns without writing an image):"
+	val_is "$n" pm_test devices "pm_test=devices (the kernel has CONFIG_PM_DEBUG)"
+	val_is "$n" hibernate-returned yes "systemctl hibernate's sleep ended in the same boot"
+	expect "$d/$n.log" "journal: efiresume-hook: BootNext set to Boot$er" "pre hook: BootNext set to Boot$er" || ok=1
+	expect "$d/$n.log" "journal: efiresume-hook: BootNext \\(Boot$er\\) cleared" "post hook: BootNext cleared" || ok=1
+	val_is "$n" bootnext-after-failed none "no BootNext after the failed hibernation"
+	sig_is SWAPSPACE2 "no image was written"
+	echo " efiresume-install remove:"
+	val_is "$n" efiresume-install-status 0 "efiresume-install remove"
+	e=$(deb_val "$d" "$n" er-entry-after-remove)
+	[ -z "$e" ] && echo "  ok: no \"Resume hibernated Linux\" entry left" || { echo "  WRONG: entry Boot$e left after remove"; ok=1; }
+	val_is "$n" bootorder-after-remove "$(deb_val "$d" "$n1" bootorder-before-install)" "BootOrder as before install"
+	val_is "$n" bootnext-after-remove none "no BootNext"
+	val_is "$n" esp-efiresume-dir gone "\\EFI\\efiresume removed from the ESP"
+}
+
+deb_file() {
+	local f=${EFIRESUME_DEB:-}
+	[ -n "$f" ] || f=$(ls -t "$BUILD"/efiresume_*_amd64.deb 2>/dev/null | head -1)
+	[ -n "$f" ] && [ -f "$f" ] || { echo "no build/efiresume_*_amd64.deb: run make deb" >&2; return 1; }
+	echo "$f"
+}
+
 case $scen in
 hibernate-kernel)
 	cat > "$d/boot1.sh" <<'EOF'
 counter_start
 efi_show
+boot_times
 hibernate_wait 300
 checks_resumed
 efi_show
@@ -107,6 +223,51 @@ EOF
 	expect "$d/boot2.log" 'PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image loading' "the kernel read the image" || ok=1
 	check_resumed boot1 boot2
 	val_is boot2 bootcurrent "$entry" "BootCurrent after resume: the entry of boot 1 (Debian)"
+	;;
+on-hibernate|always)
+	deb=$(deb_file) || exit 1
+	echo "package: $deb"
+	cp "$deb" "$d/fwcfg/efiresume.deb"
+	mode=--mode=$scen
+	{ install_steps "$mode"; cat <<'EOF'
+counter_start
+hibernate_wait 300
+checks_resumed
+efi_show
+er_journal
+EOF
+	} > "$d/boot1.sh"
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	echo "boot 1 (Debian; install the package, efiresume-install install $mode, systemctl hibernate):"
+	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
+	expect "$d/boot1.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
+	check_install boot1 "$scen"
+	check_hibernated boot1
+	echo "boot 2 (the firmware starts efiresume; it resumes the system):"
+	deb_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh"
+	check_efiresume_resumed boot2
+	check_resumed boot1 boot2
+	val_is boot2 bootcurrent "$er" "BootCurrent: the efiresume entry"
+	val_is boot2 bootnext none "BootNext gone after the resume"
+	if [ "$scen" = on-hibernate ]; then
+		expect "$d/boot2.log" "journal: efiresume-hook: BootNext set to Boot$er" "pre hook set BootNext to Boot$er" || ok=1
+	fi
+	echo "boot 3 (no image):"
+	failed_and_remove_steps > "$d/boot3.sh"
+	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh"
+	qemu_ok
+	if [ "$scen" = on-hibernate ]; then
+		expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run" || ok=1
+		expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
+		val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"
+	else
+		expect "$d/boot3.log" "BdsDxe: starting Boot$er \"Resume hibernated Linux\"" "the firmware started Boot$er first" || ok=1
+		expect "$d/boot3.log" "${ER_RE}.*no image" "efiresume found no image" || ok=1
+		expect "$d/boot3.log" "${ER_RE}starting .EFI.debian.vmlinuz.efi initrd=.EFI.debian.initrd.img root=PARTUUID=$DEB_ROOT_PARTUUID" "efiresume started the Debian entry's kernel with its options" || ok=1
+		val_is boot3 bootcurrent "$er" "BootCurrent: the efiresume entry"
+		expect "$d/boot3.log" "EFIRESUME-TEST: cmdline=.*root=PARTUUID=$DEB_ROOT_PARTUUID" "the kernel got the Debian entry's command line" || ok=1
+	fi
+	check_failed_and_remove boot3 boot1
 	;;
 *)
 	echo "unknown scenario $scen"; exit 2 ;;

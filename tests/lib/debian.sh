@@ -11,7 +11,8 @@
 #       facts      key=value (kernel, Debian entry, BootOrder, build and boot times)
 #     The key is a hash of the recipe (the functions below, package list, guest files),
 #     so a changed recipe rebuilds; the rootfs tree is a stage of its own.
-#   deb_new DIR                 a private copy for one test: qcow2 overlay on disk.raw + vars
+#   deb_new DIR                 a private copy for one test: disk.raw (sparse copy, under a
+#                               second: qemu-img is not needed) + vars.fd
 #   deb_boot DIR NAME TIMEOUT SCRIPT [qemu args...]
 #                               one boot of DIR's disk; the guest's test agent runs SCRIPT
 #                               (bash, after tests/e2e/debian/lib.sh) and powers off.
@@ -162,7 +163,7 @@ _deb_disk() {
 _deb_provision() {
 	local d=$1 v=$2 entry order cur
 	new_vars x64 "$d/vars.fd"
-	# the overlay functions work on $d itself: a throwaway qcow2 would hide the writes
+	# a copy: disk.raw changes only when the whole provisioning succeeded
 	cp "$d/disk.raw" "$d/prov.raw"
 	mkdir -p "$d/prov"
 	cat > "$d/prov/script" <<EOF
@@ -172,7 +173,7 @@ efibootmgr -c -d /dev/vda -p 1 -L Debian -l '\\EFI\\debian\\vmlinuz.efi' -u \\
 EOF
 	echo "efi_show" >> "$d/prov/script"
 	say "debian fixture: provisioning boot (-kernel, efibootmgr -c)"
-	DEB_DISK_FMT=raw _deb_qemu "$d/prov.raw" "$d/vars.fd" "$d/provision.log" "$d/prov" \
+	_deb_qemu "$d/prov.raw" "$d/vars.fd" "$d/provision.log" "$d/prov" \
 		-kernel "$d/vmlinuz" -initrd "$d/initrd.img" -append "$DEB_CMDLINE" || true
 	echo "  provisioning boot: status $DEB_RC, $DEB_SECS s"
 	expect "$d/provision.log" 'EFIRESUME-TEST: agent: script exit status 0' "efibootmgr -c succeeded" || return 1
@@ -183,7 +184,7 @@ EOF
 	echo "  ok: Boot$entry \"Debian\" first in BootOrder $order"
 	say "debian fixture: first boot through the firmware's BootOrder"
 	echo "efi_show" > "$d/prov/script"
-	DEB_DISK_FMT=raw _deb_qemu "$d/prov.raw" "$d/vars.fd" "$d/firstboot.log" "$d/prov" || true
+	_deb_qemu "$d/prov.raw" "$d/vars.fd" "$d/firstboot.log" "$d/prov" || true
 	echo "  first boot: status $DEB_RC, $DEB_SECS s"
 	cur=$(sed -nE 's/.*EFIRESUME-TEST: efibootmgr: BootCurrent: ([0-9A-F]{4}).*/\1/p' "$d/firstboot.log.txt" | tail -1)
 	[ "$DEB_RC" = 0 ] && [ "$cur" = "$entry" ] ||
@@ -285,7 +286,7 @@ _deb_qemu() {
 		-cpu "$DEB_QEMU_CPU" -m "$DEB_MEM" -smp 1 \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		-drive file="$disk",format=${DEB_DISK_FMT:-qcow2},if=virtio,cache=unsafe \
+		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
 		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
 		"${fwargs[@]}" "$@" </dev/null || DEB_RC=$?
 	t1=$(date +%s.%N)
@@ -297,8 +298,7 @@ deb_new() {
 	local dir=$1
 	[ -n "${DEB_DIR:-}" ] && [ -f "$DEB_DIR/.done" ] || { echo "deb_new: no fixture (deb_fixture)" >&2; return 1; }
 	mkdir -p "$dir/fwcfg"
-	rm -f "$dir/disk.qcow2"
-	qemu-img create -q -f qcow2 -b "$DEB_DIR/disk.raw" -F raw "$dir/disk.qcow2"
+	cp --sparse=always "$DEB_DIR/disk.raw" "$dir/disk.raw"
 	cp "$DEB_DIR/vars.fd" "$dir/vars.fd"
 	cp "$DEB_DIR/facts" "$dir/facts"
 }
@@ -309,7 +309,7 @@ deb_boot() {
 	shift 4
 	cp "$script" "$dir/fwcfg/script"
 	say "boot $name"
-	DEB_BOOT_TIMEOUT=$tmo _deb_qemu "$dir/disk.qcow2" "$dir/vars.fd" "$dir/$name.log" "$dir/fwcfg" "$@"
+	DEB_BOOT_TIMEOUT=$tmo _deb_qemu "$dir/disk.raw" "$dir/vars.fd" "$dir/$name.log" "$dir/fwcfg" "$@"
 	echo "  $name: QEMU status $DEB_RC after $DEB_SECS s"
 	echo "$name=$DEB_SECS" >> "$dir/times"
 }
@@ -319,9 +319,9 @@ deb_val() {
 	sed -nE "s/.*EFIRESUME-TEST: $3=([^ ]*).*/\\1/p" "$1/$2.log.txt" | tail -1
 }
 
-# deb_read DIR OFFSET COUNT OUT: COUNT 4 KiB pages of the disk (through the overlay) from OFFSET bytes
+# deb_read DIR OFFSET COUNT OUT: COUNT 4 KiB pages of DIR's disk from OFFSET bytes
 deb_read() {
-	qemu-img dd -f qcow2 -O raw bs=4096 skip=$(($2 / 4096)) count="$3" if="$1/disk.qcow2" of="$4" 2>/dev/null
+	dd if="$1/disk.raw" of="$4" bs=4096 skip=$(($2 / 4096)) count="$3" status=none
 }
 
 deb_swap_sig() {

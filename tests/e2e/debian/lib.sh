@@ -8,11 +8,7 @@ say() { printf 'EFIRESUME-TEST: %s\n' "$*"; }
 # efi_show: the boot variables as efibootmgr -v shows them, plus BootNext raw
 efi_show() {
 	efibootmgr -v 2>&1 | sed 's/^/EFIRESUME-TEST: efibootmgr: /'
-	if [ -e /sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c ]; then
-		say "bootnext=$(od -An -tx2 -j4 /sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c | tr -d ' ' | tr a-f A-F)"
-	else
-		say "bootnext=none"
-	fi
+	say "bootnext=$(deb_bootnext)"
 	say "bootorder=$(efibootmgr | sed -n 's/^BootOrder: //p')"
 	say "bootcurrent=$(efibootmgr | sed -n 's/^BootCurrent: //p')"
 }
@@ -73,4 +69,51 @@ checks_resumed() {
 		say "efivars-read=no"
 	fi
 	say "kernel-resume: $(journalctl -k -b --no-pager 2>/dev/null | grep -E 'PM: (hibernation|Image|resume)|Restarting tasks' | tail -3 | paste -sd'|')"
+}
+
+# boot_times: where this boot's time went (systemd-analyze)
+boot_times() {
+	systemd-analyze 2>&1 | head -1 | sed 's/^/EFIRESUME-TEST: analyze: /'
+	systemd-analyze blame 2>&1 | head -6 | sed 's/^ */EFIRESUME-TEST: blame: /'
+}
+
+# run CMD...: its output prefixed "EFIRESUME-TEST: NAME: ", then "NAME-status=N"
+# (NAME: the command's base name)
+run() {
+	local n=${1##*/} rc
+	"$@" > $T/run.out 2>&1; rc=$?
+	sed "s/^/EFIRESUME-TEST: $n: /; s/efiresume: /efiresume-tool: /g" $T/run.out
+	say "$n-status=$rc"
+	return 0
+}
+
+# the efiresume entry ("Resume hibernated Linux"), empty when there is none
+er_entry() {
+	efibootmgr | sed -n 's/^Boot\([0-9A-F]\{4\}\)\*\{0,1\} Resume hibernated Linux.*/\1/p' | head -1
+}
+
+# what the efiresume sleep hook told the journal (its "efiresume: " renamed, so that the
+# host's search for the firmware program's lines finds none of these)
+er_journal() {
+	journalctl -b --no-pager -o cat -t efiresume 2>&1 | sed 's/^/EFIRESUME-TEST: journal: /; s/efiresume: /efiresume-hook: /g'
+}
+
+# esp_show: the ESP's files and what the removable path holds
+esp_show() {
+	find /boot/efi -type f | sort | sed 's/^/EFIRESUME-TEST: esp: /'
+	if [ -e /boot/efi/EFI/BOOT/BOOTX64.EFI ]; then
+		if cmp -s /boot/efi/EFI/BOOT/BOOTX64.EFI /usr/lib/efiresume/efiresume-x64.efi; then
+			say "removable=efiresume"
+		else
+			say "removable=other"
+		fi
+	else
+		say "removable=none"
+	fi
+}
+
+# deb_bootnext: BootNext as 4 hex digits, or "none"
+deb_bootnext() {
+	local f=/sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c
+	if [ -e $f ]; then od -An -tx2 -j4 -N2 $f | tr -d ' ' | tr a-f A-F; else echo none; fi
 }
