@@ -1,63 +1,114 @@
-/* Plan: claim the image's frames, bounce the rest; place pages as they stream. */
+/* Plan: claim the image's frames, bounce the rest; place pages as they stream.
+ * Pure logic: every memory operation goes through p->mem (see plan.h). */
+#include <stdarg.h>
 #include "loader/plan.h"
 #include "image/fmt.h"
+#include "image/e820.h"
 
 #define PAGE 4096ull
+/* 52 physical address bits: no x86 frame number reaches this */
+#define PFN_LIMIT (1ull << 40)
 
-static BOOLEAN is_ram(UINT32 type)
+static bool is_ram(uint32_t type)
 {
-	return type == EfiLoaderCode || type == EfiLoaderData || type == EfiBootServicesCode ||
-	       type == EfiBootServicesData || type == EfiConventionalMemory;
+	return type == ER_EFI_LOADER_CODE || type == ER_EFI_LOADER_DATA || type == ER_EFI_BOOT_SERVICES_CODE ||
+	       type == ER_EFI_BOOT_SERVICES_DATA || type == ER_EFI_CONVENTIONAL_MEMORY;
 }
 
-static EFI_STATUS record(struct er_plan *p, UINT64 addr, UINT64 pages)
+static void *at(const struct er_plan *p, uint64_t addr, uint64_t len)
+{
+	return p->mem->ptr(p->mem->ctx, addr, len);
+}
+
+static uint64_t now(const struct er_plan *p)
+{
+	return p->mem->now_us ? p->mem->now_us(p->mem->ctx) : 0;
+}
+
+static void pool_free(const struct er_plan *p, void *ptr)
+{
+	if (ptr)
+		p->mem->pool_free(p->mem->ctx, ptr);
+}
+
+/* Pool memory of n elements of size sz, refused (not wrapped) when it cannot be sized. */
+static uintptr_t pool_array(const struct er_plan *p, uint64_t n, uint64_t sz, void **out)
+{
+	*out = NULL;
+	if (n > (uint64_t)SIZE_MAX / sz)
+		return p->mem->out_of_resources;
+	return p->mem->pool_alloc(p->mem->ctx, (size_t)(n * sz), out);
+}
+
+void er_plan_init(struct er_plan *p, const struct er_plan_mem *mem)
+{
+	er_memset(p, 0, sizeof(*p));
+	p->mem = mem;
+}
+
+static uintptr_t record(struct er_plan *p, uint64_t addr, uint64_t pages)
 {
 	if (p->nallocs > 0) {
 		struct er_alloc_rec *last = &p->allocs[p->nallocs - 1];
 		if (last->addr + last->pages * PAGE == addr) {
 			last->pages += pages;
-			return EFI_SUCCESS;
+			return 0;
 		}
 	}
 	if (p->nallocs == p->allocs_cap) {
 		/* grow: allocation records are few (runs), so doubling is rare */
-		UINT64 cap = p->allocs_cap ? p->allocs_cap * 2 : 1024;
-		struct er_alloc_rec *n;
-		EFI_STATUS err = er_alloc(cap * sizeof(*n), (void **)&n);
-		if (EFI_ERROR(err))
+		uint64_t cap = p->allocs_cap ? p->allocs_cap * 2 : 1024;
+		void *n;
+		uintptr_t err = pool_array(p, cap, sizeof(struct er_alloc_rec), &n);
+		if (err)
 			return err;
 		if (p->allocs)
-			er_memcpy(n, p->allocs, p->nallocs * sizeof(*n));
-		er_free(p->allocs);
+			er_memcpy(n, p->allocs, p->nallocs * sizeof(struct er_alloc_rec));
+		pool_free(p, p->allocs);
 		p->allocs = n;
 		p->allocs_cap = cap;
 	}
 	p->allocs[p->nallocs].addr = addr;
 	p->allocs[p->nallocs].pages = pages;
 	p->nallocs++;
-	return EFI_SUCCESS;
+	return 0;
+}
+
+/* Pages taken: recorded for undo, or given back at once when they cannot be. */
+static uintptr_t keep(struct er_plan *p, uint64_t addr, uint64_t pages)
+{
+	uintptr_t err = record(p, addr, pages);
+	if (err)
+		p->mem->free_pages(p->mem->ctx, addr, pages);
+	return err;
 }
 
 void er_plan_undo(struct er_plan *p)
 {
-	for (UINT64 i = 0; i < p->nallocs; i++)
-		BS->FreePages(p->allocs[i].addr, p->allocs[i].pages);
+	if (!p->mem)
+		return;
+	for (uint64_t i = 0; i < p->nallocs; i++)
+		p->mem->free_pages(p->mem->ctx, p->allocs[i].addr, p->allocs[i].pages);
 	p->nallocs = 0;
-	er_free(p->allocs);
-	er_free(p->direct);
-	er_free(p->bframes);
+	p->allocs_cap = 0;
+	pool_free(p, p->allocs);
+	pool_free(p, p->direct);
+	pool_free(p, p->bframes);
 	p->allocs = NULL;
 	p->direct = NULL;
 	p->bframes = NULL;
+	p->nbframes = 0;
 	p->list = NULL;
+	p->list_phys = 0;
+	p->list_n = p->list_cap = 0;
 }
 
 /* index of the first PFN >= pfn */
-static UINT64 lower_bound(const struct er_plan *p, UINT64 pfn)
+static uint64_t lower_bound(const struct er_plan *p, uint64_t pfn)
 {
-	UINT64 lo = 0, hi = p->npfns;
+	uint64_t lo = 0, hi = p->npfns;
 	while (lo < hi) {
-		UINT64 mid = lo + (hi - lo) / 2;
+		uint64_t mid = lo + (hi - lo) / 2;
 		if ((p->pfns[mid] & ~ER_PFN_ZERO) < pfn)
 			lo = mid + 1;
 		else
@@ -66,40 +117,37 @@ static UINT64 lower_bound(const struct er_plan *p, UINT64 pfn)
 	return lo;
 }
 
-EFI_STATUS er_plan_safe_alloc(void *ctx, UINTN pages, BOOLEAN code, UINT64 *phys)
+uintptr_t er_plan_safe_pages(struct er_plan *p, uint64_t pages, bool code, uint64_t *phys)
 {
-	struct er_plan *p = ctx;
 	for (int tries = 0; tries < 256; tries++) {
-		EFI_PHYSICAL_ADDRESS a = 0;
-		EFI_STATUS err = BS->AllocatePages(AllocateAnyPages, code ? EfiLoaderCode : EfiLoaderData, pages, &a);
-		if (EFI_ERROR(err))
+		uint64_t a = 0;
+		uintptr_t err = p->mem->alloc_any(p->mem->ctx, pages, code, &a);
+		if (err)
 			return err;
-		err = record(p, a, pages);
-		if (EFI_ERROR(err)) {
-			BS->FreePages(a, pages);
+		err = keep(p, a, pages);
+		if (err)
 			return err;
-		}
-		UINT64 first = a / PAGE, i = lower_bound(p, first);
+		uint64_t first = a / PAGE, i = lower_bound(p, first);
 		if (i >= p->npfns || (p->pfns[i] & ~ER_PFN_ZERO) >= first + pages) {
 			*phys = a;
-			return EFI_SUCCESS;
+			return 0;
 		}
 		/* The range holds an image frame the firmware released after the plan: keep
 		 * it (so it is not handed out again) and try elsewhere. */
 	}
-	return EFI_OUT_OF_RESOURCES;
+	return p->mem->out_of_resources;
 }
 
-const UINT8 *er_plan_content(const struct er_plan *p, UINT64 pfn)
+const uint8_t *er_plan_content(const struct er_plan *p, uint64_t pfn)
 {
-	UINT64 i = lower_bound(p, pfn);
+	uint64_t i = lower_bound(p, pfn);
 	if (i >= p->npfns || (p->pfns[i] & ~ER_PFN_ZERO) != pfn || (p->pfns[i] & ER_PFN_ZERO))
 		return NULL;
 	if (p->direct[i])
-		return (const UINT8 *)(UINTN)(pfn * PAGE);
-	for (UINT64 k = 0; k < p->list_n; k++)
+		return at(p, pfn * PAGE, PAGE);
+	for (uint64_t k = 0; k < p->list_n; k++)
 		if (p->list[k].dst == pfn * PAGE)
-			return p->list[k].src ? (const UINT8 *)(UINTN)p->list[k].src : NULL;
+			return p->list[k].src ? at(p, p->list[k].src, PAGE) : NULL;
 	return NULL;
 }
 
@@ -114,84 +162,132 @@ static int refuse(struct er_error *err, enum er_reason r, const char *fmt, ...)
 	return -1;
 }
 
-/* Sort indexes of the memory map by address (the map is small: insertion sort). */
-static void sort_map(struct er_memmap *m, UINTN *idx)
+/* Sort the descriptors by address (the map is small: insertion sort). */
+static void sort_map(struct er_efi_md *md, uint64_t n)
 {
-	for (UINTN i = 0; i < m->count; i++) {
-		UINTN v = idx[i] = i, j = i;
-		while (j > 0 && ER_MD(m, idx[j - 1])->PhysicalStart > ER_MD(m, v)->PhysicalStart) {
-			idx[j] = idx[j - 1];
+	for (uint64_t i = 1; i < n; i++) {
+		struct er_efi_md v = md[i];
+		uint64_t j = i;
+		while (j > 0 && md[j - 1].phys > v.phys) {
+			md[j] = md[j - 1];
 			j--;
 		}
-		idx[j] = v;
+		md[j] = v;
 	}
+}
+
+/* The firmware's map as plain descriptors, sorted by address. */
+static int read_map(struct er_plan *p, struct er_efi_md **out, uint64_t *count)
+{
+	const uint8_t *buf = NULL;
+	size_t size = 0, desc_size = 0;
+	struct er_efi_md *md = NULL;
+
+	*out = NULL;
+	*count = 0;
+	if (p->mem->get_map(p->mem->ctx, &buf, &size, &desc_size))
+		return -1;
+	int ret = -1;
+	if (desc_size < ER_EFI_MEMORY_DESC_MIN)
+		goto out;
+	uint64_t n = size / desc_size;
+	if (pool_array(p, n + 1, sizeof(*md), (void **)&md))
+		goto out;
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *d = buf + i * desc_size;
+		md[i].type = er_le32(d);
+		md[i].phys = er_le64(d + 8);
+		md[i].pages = er_le64(d + 24);
+		md[i].attr = er_le64(d + 32);
+		/* a descriptor reaching past 2^52 is cut there: no frame lies beyond */
+		if (md[i].phys / PAGE >= PFN_LIMIT)
+			md[i].pages = 0;
+		else if (md[i].pages > PFN_LIMIT - md[i].phys / PAGE)
+			md[i].pages = PFN_LIMIT - md[i].phys / PAGE;
+	}
+	sort_map(md, n);
+	*out = md;
+	*count = n;
+	ret = 0;
+out:
+	p->mem->put_map(p->mem->ctx, buf);
+	return ret;
 }
 
 static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
 {
 	struct er_plan *p = ctx;
-	struct er_memmap m = { 0 };
-	UINTN *idx = NULL;
-	UINT64 t0 = er_time_us();
+	struct er_efi_md *md = NULL;
+	uint64_t count = 0;
+	uint64_t t0 = now(p);
 	int ret = -1;
 
 	p->img = img;
 	p->pfns = pfns;
 	p->npfns = n;
-	if (EFI_ERROR(er_alloc_zero(n + 1, (void **)&p->direct)))
+	/* the readers hand over ascending PFNs inside the physical address space; the
+	 * walk, lower_bound and the frame arithmetic rely on it */
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t pfn = pfns[k] & ~ER_PFN_ZERO;
+		if (pfn >= PFN_LIMIT)
+			return refuse(err, ER_R_PFN, "PFN 0x%llx (entry %llu) beyond the physical address space",
+				      (unsigned long long)pfn, (unsigned long long)k);
+		if (k > 0 && pfn <= (pfns[k - 1] & ~ER_PFN_ZERO))
+			return refuse(err, ER_R_PFN, "PFN 0x%llx (entry %llu) follows 0x%llx: not ascending",
+				      (unsigned long long)pfn, (unsigned long long)k,
+				      (unsigned long long)(pfns[k - 1] & ~ER_PFN_ZERO));
+	}
+	if (pool_array(p, n + 1, 1, (void **)&p->direct))
 		return refuse(err, ER_R_NOMEM, "no memory for a plan of %llu pages", (unsigned long long)n);
-	if (EFI_ERROR(er_memmap_get(&m)) || EFI_ERROR(er_alloc(m.count * sizeof(UINTN) + 1, (void **)&idx))) {
+	er_memset(p->direct, 0, (size_t)(n + 1));
+	if (read_map(p, &md, &count)) {
 		refuse(err, ER_R_NOMEM, "cannot read the memory map");
 		goto out;
 	}
 	/* the ia32 loader runs without paging: it reaches only the low 4 GiB */
-	if (sizeof(UINTN) < 8 && n && (pfns[n - 1] & ~ER_PFN_ZERO) >= (1ull << 20)) {
+	if (p->mem->reach && n && (pfns[n - 1] & ~ER_PFN_ZERO) >= p->mem->reach / PAGE) {
 		refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx is above 4 GiB, which the ia32 loader cannot reach",
 		       (unsigned long long)(pfns[n - 1] & ~ER_PFN_ZERO));
 		goto out;
 	}
-	sort_map(&m, idx);
-	for (UINTN i = 0; i < m.count; i++) {
-		EFI_MEMORY_DESCRIPTOR *d = ER_MD(&m, idx[i]);
-		if (is_ram(d->Type) && d->PhysicalStart + d->NumberOfPages * PAGE > p->ram_top)
-			p->ram_top = d->PhysicalStart + d->NumberOfPages * PAGE;
-	}
+	for (uint64_t i = 0; i < count; i++)
+		if (is_ram(md[i].type) && md[i].phys + md[i].pages * PAGE > p->ram_top)
+			p->ram_top = md[i].phys + md[i].pages * PAGE;
 
 	/* walk PFNs and descriptors together; claim runs inside conventional memory */
-	UINTN di = 0;
-	UINT64 k = 0;
+	uint64_t di = 0, k = 0;
 	while (k < n) {
-		UINT64 pfn = pfns[k] & ~ER_PFN_ZERO;
-		EFI_MEMORY_DESCRIPTOR *d = NULL;
-		while (di < m.count) {
-			d = ER_MD(&m, idx[di]);
-			if (d->PhysicalStart / PAGE + d->NumberOfPages > pfn)
+		uint64_t pfn = pfns[k] & ~ER_PFN_ZERO;
+		const struct er_efi_md *d = NULL;
+		while (di < count) {
+			d = &md[di];
+			if (d->phys / PAGE + d->pages > pfn)
 				break;
 			di++;
 		}
-		if (di >= m.count || d->PhysicalStart / PAGE > pfn) {
+		if (di >= count || d->phys / PAGE > pfn) {
 			refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx is in no memory of this machine (RAM ends at 0x%llx)",
 			       (unsigned long long)pfn, (unsigned long long)p->ram_top);
 			goto out;
 		}
-		if (!is_ram(d->Type)) {
+		if (!is_ram(d->type)) {
 			refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx lies in firmware memory of EFI type %u", (unsigned long long)pfn,
-			       (unsigned)d->Type);
+			       (unsigned)d->type);
 			goto out;
 		}
-		UINT64 dend = d->PhysicalStart / PAGE + d->NumberOfPages, run = 1;
+		uint64_t dend = d->phys / PAGE + d->pages, run = 1;
 		while (k + run < n && (pfns[k + run] & ~ER_PFN_ZERO) == pfn + run && pfn + run < dend)
 			run++;
-		if (d->Type == EfiConventionalMemory) {
-			if (!EFI_ERROR(er_alloc_at(pfn * PAGE, run))) {
-				if (EFI_ERROR(record(p, pfn * PAGE, run)))
+		if (d->type == ER_EFI_CONVENTIONAL_MEMORY) {
+			if (!p->mem->alloc_at(p->mem->ctx, pfn * PAGE, run)) {
+				if (keep(p, pfn * PAGE, run))
 					goto nomem;
-				er_memset(p->direct + k, 1, run);
+				er_memset(p->direct + k, 1, (size_t)run);
 			} else {
 				/* something took part of it since the map was read: page by page */
-				for (UINT64 j = 0; j < run; j++)
-					if (!EFI_ERROR(er_alloc_at((pfn + j) * PAGE, 1))) {
-						if (EFI_ERROR(record(p, (pfn + j) * PAGE, 1)))
+				for (uint64_t j = 0; j < run; j++)
+					if (!p->mem->alloc_at(p->mem->ctx, (pfn + j) * PAGE, 1)) {
+						if (keep(p, (pfn + j) * PAGE, 1))
 							goto nomem;
 						p->direct[k + j] = 1;
 					}
@@ -201,15 +297,15 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 	}
 
 	/* count, zero the direct zero pages, size the bounce needs */
-	UINT64 bounce_data = 0;
+	uint64_t bounce_data = 0;
 	for (k = 0; k < n; k++) {
-		BOOLEAN zero = (pfns[k] & ER_PFN_ZERO) != 0;
+		bool zero = (pfns[k] & ER_PFN_ZERO) != 0;
 		if (zero)
 			p->n_zero++;
 		if (p->direct[k]) {
 			p->n_direct++;
 			if (zero)
-				er_memset((void *)(UINTN)((pfns[k] & ~ER_PFN_ZERO) * PAGE), 0, PAGE);
+				er_memset(at(p, (pfns[k] & ~ER_PFN_ZERO) * PAGE, PAGE), 0, PAGE);
 		} else {
 			p->n_bounce++;
 			if (!zero)
@@ -219,25 +315,25 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 
 	/* restore list and bounce frames, in safe pages */
 	p->list_cap = p->n_bounce;
-	p->list_pages = (p->list_cap * sizeof(struct er_restore_entry) + PAGE - 1) / PAGE + 1;
-	UINT64 lp;
-	if (EFI_ERROR(er_plan_safe_alloc(p, p->list_pages, FALSE, &lp)))
+	p->list_pages = (p->list_cap * sizeof(struct er_plan_entry) + PAGE - 1) / PAGE + 1;
+	if (er_plan_safe_pages(p, p->list_pages, false, &p->list_phys))
 		goto nomem;
-	p->list = (struct er_restore_entry *)(UINTN)lp;
+	p->list = at(p, p->list_phys, p->list_pages * PAGE);
 	for (k = 0; k < n; k++)
 		if (!p->direct[k] && (pfns[k] & ER_PFN_ZERO)) {
 			p->list[p->list_n].dst = (pfns[k] & ~ER_PFN_ZERO) * PAGE;
 			p->list[p->list_n].src = 0;
 			p->list_n++;
 		}
-	if (EFI_ERROR(er_alloc((bounce_data / 16 + 64) * sizeof(struct er_alloc_rec), (void **)&p->bframes)))
+	uint64_t bcap = bounce_data / 16 + 64;
+	if (pool_array(p, bcap, sizeof(struct er_alloc_rec), (void **)&p->bframes))
 		goto nomem;
-	UINT64 need = bounce_data, chunk = 512;
+	uint64_t need = bounce_data, chunk = 512;
 	while (need > 0) {
-		UINT64 take = need < chunk ? need : chunk, a;
-		if (p->nbframes >= bounce_data / 16 + 64)
+		uint64_t take = need < chunk ? need : chunk, a;
+		if (p->nbframes >= bcap)
 			goto nomem;
-		if (EFI_ERROR(er_plan_safe_alloc(p, take, FALSE, &a))) {
+		if (er_plan_safe_pages(p, take, false, &a)) {
 			if (chunk == 1)
 				goto nomem;
 			chunk /= 2;
@@ -248,15 +344,14 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 		p->nbframes++;
 		need -= take;
 	}
-	p->t_plan_us = er_time_us() - t0;
+	p->t_plan_us = now(p) - t0;
 	ret = 0;
 	goto out;
 nomem:
 	refuse(err, ER_R_NOMEM, "cannot reserve frames for %llu bounced pages (%llu direct)",
 	       (unsigned long long)p->n_bounce, (unsigned long long)p->n_direct);
 out:
-	er_free(idx);
-	er_memmap_free(&m);
+	pool_free(p, md);
 	return ret;
 }
 
@@ -269,17 +364,17 @@ static int page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *e
 		return refuse(err, ER_R_COUNTS, "data page for PFN 0x%llx out of order (index %llu)",
 			      (unsigned long long)pfn, (unsigned long long)p->cursor);
 	if (p->direct[p->cursor]) {
-		er_memcpy((void *)(UINTN)(pfn * PAGE), data, PAGE);
+		er_memcpy(at(p, pfn * PAGE, PAGE), data, PAGE);
 	} else {
 		if (p->bframe_idx >= p->nbframes || p->list_n >= p->list_cap)
 			return refuse(err, ER_R_COUNTS, "more bounced pages than planned (PFN 0x%llx, %llu)",
 				      (unsigned long long)pfn, (unsigned long long)p->list_n);
-		UINT64 frame = p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE;
+		uint64_t frame = p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE;
 		if (++p->bframe_off == p->bframes[p->bframe_idx].pages) {
 			p->bframe_idx++;
 			p->bframe_off = 0;
 		}
-		er_memcpy((void *)(UINTN)frame, data, PAGE);
+		er_memcpy(at(p, frame, PAGE), data, PAGE);
 		p->list[p->list_n].dst = pfn * PAGE;
 		p->list[p->list_n].src = frame;
 		p->list_n++;
@@ -293,18 +388,18 @@ static int page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *e
 static uint8_t *dest(void *ctx, uint64_t idx, uint64_t k)
 {
 	struct er_plan *p = ctx;
-	UINT64 pfn0 = p->pfns[idx] & ~ER_PFN_ZERO;
-	BOOLEAN direct = p->direct[idx] != 0;
+	uint64_t pfn0 = p->pfns[idx] & ~ER_PFN_ZERO;
+	bool direct = p->direct[idx] != 0;
 
-	for (UINT64 i = 1; i < k; i++)
+	for (uint64_t i = 1; i < k; i++)
 		if ((p->direct[idx + i] != 0) != direct || (direct && p->pfns[idx + i] != pfn0 + i))
 			return NULL;
 	if (direct)
-		return (uint8_t *)(UINTN)(pfn0 * PAGE);
+		return at(p, pfn0 * PAGE, k * PAGE);
 	if (p->bframe_idx >= p->nbframes || p->bframes[p->bframe_idx].pages - p->bframe_off < k ||
 	    p->list_n + k > p->list_cap)
 		return NULL;
-	return (uint8_t *)(UINTN)(p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE);
+	return at(p, p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE, k * PAGE);
 }
 
 static int commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
@@ -312,8 +407,8 @@ static int commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
 	struct er_plan *p = ctx;
 	(void)err;
 	if (!p->direct[idx]) {
-		UINT64 frame = p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE;
-		for (UINT64 i = 0; i < k; i++) {
+		uint64_t frame = p->bframes[p->bframe_idx].addr + p->bframe_off * PAGE;
+		for (uint64_t i = 0; i < k; i++) {
 			p->list[p->list_n].dst = (p->pfns[idx + i] & ~ER_PFN_ZERO) * PAGE;
 			p->list[p->list_n].src = frame + i * PAGE;
 			p->list_n++;
@@ -330,6 +425,10 @@ static int commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
 
 struct er_sink er_plan_sink(struct er_plan *p)
 {
+#ifdef ER_PLAN_DEFAULT_MEM
+	if (!p->mem)
+		p->mem = ER_PLAN_DEFAULT_MEM;   /* TRANSITIONAL: see plan.h */
+#endif
 	struct er_sink s = { p, plan, page, dest, commit };
 	return s;
 }
