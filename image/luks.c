@@ -730,12 +730,16 @@ static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, 
 		return st;
 
 	/* the volume key size: the keyslots of the digest agree on it (checked below) */
+	uint32_t ids = 0;
 	er_json_iter_init(&it, &slots);
 	while (er_json_next(&it, &key, &val) > 0) {
 		unsigned id;
 		uint64_t ksz;
 		if (!id_of(&key, ER_LUKS_MAX_KEYSLOTS, &id) || val.type != ER_JSON_OBJECT)
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: keyslot id out of range 0..31");
+		if (ids & (1u << id))           /* "1" and "01" */
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: keyslot %u named twice", id);
+		ids |= 1u << id;
 		if ((x.digest_ks & (1u << id)) && !h->seg.key_size && !er_json_get_u64(&val, "key_size", &ksz))
 			h->seg.key_size = ksz <= 512 ? (uint32_t)ksz : 0;
 	}

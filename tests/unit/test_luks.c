@@ -706,6 +706,10 @@ static void test_refusals(void **state)
 		edit_json(p, edits[i][1], edits[i][2], 3);
 		expect(p, ER_LUKS_CORRUPT, NULL);
 	}
+	/* keyslots "0" and "00": the same keyslot twice */
+	copy_fx("l2-base", "slot-twice", p, sizeof(p));
+	edit_json(p, "\"1\":{\"type\":\"luks2\"", "\"00\":{\"type\":\"luks2\"", 3);
+	expect(p, ER_LUKS_CORRUPT, "twice");
 	/* a segment of fixed size (as cryptsetup writes after a resize with --device-size) */
 	copy_fx("l2-one", "fixed-size", p, sizeof(p));
 	edit_json(p, "\"size\":\"dynamic\"", "\"size\":\"1048576\"", 3);
