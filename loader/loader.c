@@ -36,6 +36,18 @@ static EFI_STATUS load_config(struct er_config *cfg)
 	return err;
 }
 
+/* An image whose filesystems changed since it was first seen: never resumed; the user
+ * may discard it (the prompt waits at least STALE_PROMPT_S seconds). */
+#define STALE_PROMPT_S 10
+static char ask_stale(const struct er_config *cfg, const struct er_swapdev *image)
+{
+	UINTN t = cfg->timeout > STALE_PROMPT_S ? cfg->timeout : STALE_PROMPT_S;
+	log_info(L"%a: D: discard the image (it can never be resumed safely now); any other key or %d s: boot normally and keep it\n",
+		 image->dev->id, (INTN)t);
+	INT32 k = er_wait_key(t);
+	return k == 'd' || k == 'D' ? 'd' : 'n';
+}
+
 /* The prompt (timeout > 0): resume now / boot normally / discard the image. */
 static char ask(const struct er_config *cfg, const struct er_swapdev *image)
 {
@@ -68,21 +80,32 @@ EFI_STATUS er_loader_main(void)
 	if (!EFI_ERROR(err) && image.stale_location)
 		er_location_done(&image);
 	if (!EFI_ERROR(err) && image.dev) {
-		char what[256];
+		char what[256], why[256];
+		BOOLEAN stale = FALSE;
 		er_describe(&image, what, sizeof(what));
 		log_info(L"found %a\n", what);
-		switch (ask(&cfg, &image)) {
+		er_stale_check(devs, ndevs, &image, why, sizeof(why), &stale);
+		if (stale)
+			log_warn(L"%a: image refused: %a\n", image.dev->id, why);
+		switch (stale ? ask_stale(&cfg, &image) : ask(&cfg, &image)) {
 		case 'd':
-			if (!EFI_ERROR(er_discard(&image)))
+			if (!EFI_ERROR(er_discard(&image))) {
 				er_location_done(&image);
+				er_stale_forget();
+			}
 			break;
 		case 'n':
-			log_info(L"%a: booting normally at the user's request; the image is kept\n", image.dev->id);
+			if (stale)
+				log_info(L"%a: booting normally; the image is kept but will not be resumed\n", image.dev->id);
+			else
+				log_info(L"%a: booting normally at the user's request; the image is kept\n", image.dev->id);
 			break;
 		default:
 			er_resume(&cfg, &image);
 		}
 	}
+	if (!EFI_ERROR(err) && !image.dev)
+		er_stale_forget();   /* the image it recorded is gone */
 	er_free(devs);
 	return er_run_fallback(&cfg);
 }

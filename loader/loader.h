@@ -37,6 +37,19 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd);
  * location variable when one names the image). FALSE when the header cannot be read. */
 BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n);
 
+/* loader/resume.c: the image's identity: its swap area's UUID and a CRC32 over page 0's
+ * swsusp_header and the image's header page (different for every hibernation). */
+EFI_STATUS er_image_identity(const struct er_swapdev *sd, UINT8 uuid[16], UINT32 *id);
+
+/* loader/stale.c: on first sight of an image records the filesystems it can read
+ * (EfiresumeSeen); on a later boot compares: *stale when one was mounted or written
+ * since, with why ("ext4 <uuid> was mounted since the hibernation ...: resuming would
+ * corrupt it"). er_stale_forget deletes the record (the image is gone). */
+EFI_STATUS er_stale_check(struct er_blockdev *devs, UINTN ndevs, const struct er_swapdev *sd, char *why, UINTN cap,
+			  BOOLEAN *stale);
+void er_stale_forget(void);
+#define ER_SEEN_VAR L"EfiresumeSeen"
+
 /* loader/find.c: deletes EfiresumeLocation (it has served, or it is stale). */
 void er_location_done(const struct er_swapdev *sd);
 

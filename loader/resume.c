@@ -6,6 +6,8 @@
 #include "image/swsusp2004.h"
 #include "loader/decpar.h"
 #include "loader/commit.h"
+#include "loader/hibloc.h"
+#include "image/crc32.h"
 
 #define IO_PAGES 512   /* 2 MiB per read */
 
@@ -510,12 +512,14 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		log_info(L"ACPI: the platform is in legacy mode; ACPI mode will be enabled after ExitBootServices (SMI_CMD 0x%x)\n",
 			 (UINTN)acpi.smi_cmd);
 
-	/* the location variable has served; deleted while boot services are there, put
-	 * back if the commit does not happen */
-	char *loc = NULL;
-	UINTN loc_size = 0;
+	/* the location variable and the record of this image have served; deleted while
+	 * boot services are there, put back if the commit does not happen */
+	char *loc = NULL, *seen = NULL;
+	UINTN loc_size = 0, seen_size = 0;
 	if (sd->our_location && !EFI_ERROR(er_get_variable(ER_LOCATION_VAR, &er_vendor_guid, 4096, (void **)&loc, &loc_size)))
 		er_location_done(sd);
+	if (!EFI_ERROR(er_get_variable(ER_SEEN_VAR, &er_vendor_guid, 4096, (void **)&seen, &seen_size)))
+		er_stale_forget();
 
 	/* 5. commit: the point of no return (loader/commit.c) */
 	log_info(L"%a: resetting the swap signature to %a and handing off to the image kernel (%ld ms since start)\n",
@@ -534,6 +538,10 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	if (loc) {
 		er_set_variable(ER_LOCATION_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, loc, loc_size);
 		er_free(loc);
+	}
+	if (seen) {
+		er_set_variable(ER_SEEN_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, seen, seen_size);
+		er_free(seen);
 	}
 	er_plan_undo(&l.plan);
 	err = pr == ER_PNR_NOT_COMMITTED ? EFI_ABORTED : EFI_DEVICE_ERROR;
@@ -586,4 +594,28 @@ BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n)
 		er_snprintf(out, n, "an image on %s that cannot be read: %s", dev->id, e.detail);
 	er_free_pages(page, 1);
 	return ok;
+}
+
+EFI_STATUS er_image_identity(const struct er_swapdev *sd, UINT8 uuid[16], UINT32 *id)
+{
+	const struct er_blockdev *dev = sd->dev;
+	struct source_ctx sc = { dev, 0, 0, 0 };
+	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read, sd->header_page };
+	struct er_error e = { 0 };
+	UINT8 *page = NULL;
+	EFI_STATUS err = er_alloc_pages(1, (void **)&page);
+	if (EFI_ERROR(err))
+		return err;
+	err = er_blockdev_read(dev, sd->header_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE);
+	if (!EFI_ERROR(err)) {
+		er_swap_uuid(page, uuid);
+		*id = er_crc32_zlib(0, page + ER_HDR_HW_SIG, ER_PAGE_SIZE - ER_HDR_HW_SIG);
+		struct er_image img;
+		/* the header page differs from one hibernation to the next (cr3, page counts) */
+		if (sd->kind == ER_SWAP_IMAGE && er_image_open(&img, &src, page, &e) == ER_OK &&
+		    !EFI_ERROR(er_blockdev_read(dev, img.header_swap_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE)))
+			*id = er_crc32_zlib(*id, page, ER_PAGE_SIZE);
+	}
+	er_free_pages(page, 1);
+	return err;
 }

@@ -12,6 +12,8 @@
 #   efiresume_hibloc      write systemd's HibernateLocation EFI variable first
 #   efiresume_probe       only report that this kernel booted, then power off
 #                         (the normal boot program of the refusal tests)
+#   efiresume_touch=DEV   with efiresume_probe: first mount the ext4 filesystem on DEV,
+#                         write a file and unmount (a normal boot that used a disk)
 #   efiresume_kresume     test only: ask THIS kernel to resume the image in
 #                         /dev/vda2 (the kernel's own path, for comparison)
 # /resumed.sh (the checks after resume) is written into the initramfs by the
@@ -19,6 +21,15 @@
 say "booted $(uname -r) $(uname -m)"
 
 if grep -q '\<efiresume_probe\>' /proc/cmdline; then
+	touch_dev=$(sed -n 's/.*\<efiresume_touch=\([^ ]*\).*/\1/p' /proc/cmdline)
+	if [ -n "$touch_dev" ]; then
+		mkdir -p /mnt
+		if mount -t ext4 "$touch_dev" /mnt && echo "written by the normal boot" > /mnt/normal-boot && umount /mnt; then
+			say "touched $touch_dev"
+		else
+			say "could not write to $touch_dev"
+		fi
+	fi
 	say "probe: normal boot"
 	poweroff -f
 fi
