@@ -178,6 +178,8 @@ struct counting_mem {
 	uint64_t outstanding, peak_single, allocs;
 	uint64_t watch;                 /* an allocation size to look for */
 	bool seen;
+	bool check_wiped;               /* every buffer must come back all zero (secrets) */
+	unsigned wiped_checks;
 	int fail_at;                    /* allocation number that fails; -1 never */
 };
 
@@ -204,6 +206,12 @@ static void cm_free(void *ctx, void *p, uint64_t n)
 	struct counting_mem *m = ctx;
 	assert_true(m->outstanding >= n);
 	m->outstanding -= n;
+	if (m->check_wiped) {
+		/* during an unlock: argon2 memory and the keyslot material, both secret */
+		for (uint64_t i = 0; i < n; i++)
+			assert_int_equal(((uint8_t *)p)[i], 0);
+		m->wiped_checks++;
+	}
 	free(p);
 }
 
@@ -247,9 +255,14 @@ static void close_opened(struct opened *o)
 static enum er_luks_status unlock(struct opened *o, const char *pw, uint8_t *vk, size_t *vklen,
 				  unsigned *slot)
 {
+	unsigned before = o->cm.wiped_checks;
+	o->cm.check_wiped = true;
 	enum er_luks_status st = er_luks_unlock(&o->h, &o->dev, &o->mem, NULL, (const uint8_t *)pw,
 						strlen(pw), vk, vklen, slot, &o->err);
+	o->cm.check_wiped = false;
 	assert_int_equal(o->cm.outstanding, 0);
+	/* at least the keyslot material of one keyslot was allocated, wiped and given back */
+	assert_true(o->cm.wiped_checks > before || st == ER_LUKS_NOMEM || st == ER_LUKS_IO);
 	return st;
 }
 
