@@ -80,7 +80,9 @@ enum er_lvm_status er_lvm_pv_probe(const uint8_t *head, size_t len, uint64_t dev
 		if (er_memcmp(sec, LABEL_ID, 8) != 0)
 			continue;
 		/* a LABELONE that fails a check is skipped, as lvm2 does; remember why */
-		bad = ER_LVM_CORRUPT;
+		er_memset(label, 0, sizeof(*label));
+		if (bad != ER_LVM_UNSUPPORTED)
+			bad = ER_LVM_CORRUPT;
 		if (er_le64(sec + LH_SECTOR) != s) {
 			er_snprintf(why, sizeof(why), "LABELONE in sector %u says sector %llu", s,
 				    ULL(er_le64(sec + LH_SECTOR)));
@@ -143,6 +145,7 @@ enum er_lvm_status er_lvm_pv_probe(const uint8_t *head, size_t len, uint64_t dev
 			if (label->n_mdas == ER_LVM_PV_MDAS) {
 				SET_ERR(err, ER_LVM_LIMIT, "PV %s: more than %u metadata areas", label->uuid,
 					ER_LVM_PV_MDAS);
+				er_memset(label, 0, sizeof(*label));
 				return ER_LVM_LIMIT;
 			}
 			if (o % ER_LVM_SECTOR || sz <= MDA_HDR || sz > UINT64_MAX - o || (limit && o + sz > limit)) {
@@ -939,7 +942,7 @@ enum er_lvm_status er_lvm_vg_parse(const char *text, size_t len, struct er_lvm_v
 	enum er_lvm_status r;
 	struct where top = { C_TOP, -1, -1, -1 };
 
-	/* the PV and LV slots are cleared as they are taken (the whole model is ~80 KiB) */
+	/* the PV and LV slots are cleared as they are taken (the whole model is ~94 KiB) */
 	er_memset(vg, 0, __builtin_offsetof(struct er_lvm_vg, pv));
 	er_memset(&p, 0, sizeof(p));
 	p.s = text;
@@ -980,6 +983,13 @@ int er_lvm_vg_attach(struct er_lvm_vg *vg, const struct er_lvm_label *label, int
 		if (er_memcmp(pv->uuid, label->uuid, ER_LVM_UUID_LEN + 1) != 0)
 			continue;
 		uint64_t end = pv->pe_start + pv->pe_count * vg->extent_size;   /* checked by the parse */
+		if (pv->present && pv->device != device) {
+			/* a cloned disk, or the members of a RAID1 or multipath: which one is current
+			 * is not something to guess; the LVs on this PV are refused */
+			pv->duplicate = true;
+			SET_ERR(err, ER_LVM_CORRUPT, "%s: PV %s (%s) found on two devices", vg->name, pv->name, pv->uuid);
+			return -1;
+		}
 		if (dev_bytes && end > dev_bytes / ER_LVM_SECTOR) {
 			SET_ERR(err, ER_LVM_CORRUPT, "%s: PV %s ends at sector %llu, the device has %llu", vg->name,
 				pv->name, ULL(end), ULL(dev_bytes / ER_LVM_SECTOR));
@@ -1084,6 +1094,9 @@ enum er_lvm_status er_lvm_lv_check(const struct er_lvm_vg *vg, unsigned l, struc
 		const struct er_lvm_pv *pv = &vg->pv[lv->seg[i].pv];
 		if (pv->missing)
 			FAIL(err, ER_LVM_MISSING_PV, "%s/%s refused: PV %s (%s) is marked missing", vg->name, lv->name,
+			     pv->name, pv->uuid);
+		if (pv->duplicate)
+			FAIL(err, ER_LVM_CORRUPT, "%s/%s refused: PV %s (%s) is on two devices", vg->name, lv->name,
 			     pv->name, pv->uuid);
 		if (!pv->present)
 			FAIL(err, ER_LVM_MISSING_PV, "%s/%s refused: PV %s (%s) is on no device found", vg->name, lv->name,

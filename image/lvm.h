@@ -32,7 +32,7 @@
  * Limits (anything larger is refused with ER_LVM_LIMIT and says so): 16 PVs per
  * VG, 64 LVs per VG (hidden sub-LVs count), 16 segments per LV (only that LV is
  * refused), 2 metadata areas per PV, 8 nested sections, names of 127 chars.
- * sizeof(struct er_lvm_vg) is about 80 KiB: the caller provides it (not on the
+ * sizeof(struct er_lvm_vg) is about 94 KiB: the caller provides it (not on the
  * firmware stack).
  *
  * Pure and freestanding (image/shim.h only), no allocation, no mutable globals. */
@@ -127,6 +127,7 @@ struct er_lvm_pv {
 	bool missing;                   /* flagged MISSING in the metadata */
 	/* set by er_lvm_vg_attach */
 	bool present;
+	bool duplicate;                 /* attached from two devices: its LVs are refused */
 	int device;                     /* caller's handle for the device holding it */
 	uint64_t device_sectors;
 };
@@ -189,8 +190,10 @@ enum er_lvm_cmp {
 enum er_lvm_cmp er_lvm_vg_compare(const struct er_lvm_vg *kept, const struct er_lvm_vg *cand);
 
 /* Records that `device` (the caller's handle, dev_bytes long) holds the PV with this
- * label. Returns the PV's index, or -1 when the VG has no such PV (err says why:
- * NOT_FOUND, or CORRUPT when the PV's extents do not fit on the device). */
+ * label. Returns the PV's index, or -1 (err says why): NOT_FOUND when the VG has no
+ * such PV; CORRUPT when the PV's extents do not fit on the device, or when another
+ * device was attached as the same PV (a clone, RAID1 members, multipath: the LVs on
+ * it are then refused rather than guessed). */
 int er_lvm_vg_attach(struct er_lvm_vg *vg, const struct er_lvm_label *label, int device, uint64_t dev_bytes,
 		     struct er_lvm_error *err);
 

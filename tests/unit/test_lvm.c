@@ -666,6 +666,15 @@ static void test_missing_pv(void **state)
 	assert_int_equal(err.status, ER_LVM_CORRUPT);
 	assert_true(er_lvm_vg_attach(vg, &lab, 1, L->pv[1].size, &err) >= 0);
 	assert_int_equal(er_lvm_lv_check(vg, (unsigned)big, &err), ER_LVM_OK);
+	/* attaching the same device again is harmless; another device with the same PV
+	 * (a clone) makes the LVs on it refused */
+	assert_true(er_lvm_vg_attach(vg, &lab, 1, L->pv[1].size, &err) >= 0);
+	assert_int_equal(er_lvm_lv_check(vg, (unsigned)onb, &err), ER_LVM_OK);
+	assert_int_equal(er_lvm_vg_attach(vg, &lab, 5, L->pv[1].size, &err), -1);
+	assert_non_null(strstr(err.detail, "two devices"));
+	assert_int_equal(er_lvm_lv_check(vg, (unsigned)onb, &err), ER_LVM_CORRUPT);
+	assert_int_equal(er_lvm_lv_check(vg, (unsigned)big, &err), ER_LVM_CORRUPT);
+	assert_int_equal(er_lvm_lv_check(vg, (unsigned)small, &err), ER_LVM_OK);
 	/* a PV of another VG */
 	struct layout *D = get("debian");
 	assert_int_equal(er_lvm_pv_probe(D->pv[0].data, ER_LVM_LABEL_BYTES, 0, &lab, &err), ER_LVM_OK);
