@@ -56,7 +56,7 @@ layout() {
 		rm -f "$out/$name.pv$i.img"
 		truncate -s "${s}M" "$out/$name.pv$i.img"
 		local l
-		l=$(losetup -f --show "$out/$name.pv$i.img")
+		l=$(losetup -f --show ${sector_size:+-b $sector_size} "$out/$name.pv$i.img")
 		loops+=("$l")
 		devs+=("$l")
 		i=$((i + 1))
@@ -192,7 +192,17 @@ dd if="$out/stale.pv1.old" of="${devs[1]}" bs=1M conv=sparse,fsync status=none
 rm -f "$out/stale.pv1.old"
 finish
 
-# 7. what lvm2 can only create with device-mapper (thin, raid1, mirror, snapshot):
+# 7. a PV on a device of 4096-byte logical sectors (the metadata still counts in
+#    512-byte units and bytes; the text is not 4 KiB aligned)
+sector_size=4096 layout sect4k 32
+lvmc pvcreate -q "${devs[0]}" >/dev/null
+lvmc vgcreate -q -s 1m k-vg "${devs[0]}" >/dev/null
+lvmc lvcreate -q -an -Zn -l 3 -n a k-vg >/dev/null
+lvmc lvcreate -q -an -Zn -l 2 -n swap k-vg >/dev/null
+lvmc lvextend -q -l +4 k-vg/a >/dev/null
+finish
+
+# 8. what lvm2 can only create with device-mapper (thin, raid1, mirror, snapshot):
 #    written as metadata text and restored with vgcfgrestore, which checks it as lvm2
 #    checks any metadata; lvm2 then writes it to the PV in its own form
 layout exotic 40

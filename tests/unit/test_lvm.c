@@ -191,7 +191,7 @@ static unsigned long long num(const char *s)
 	return strtoull(s, NULL, 0);
 }
 
-static const char *layouts[] = { "debian", "segs", "span", "refuse", "wrap", "stale", "exotic" };
+static const char *layouts[] = { "debian", "segs", "span", "refuse", "wrap", "stale", "exotic", "sect4k" };
 
 static int setup(void **state)
 {
@@ -642,6 +642,7 @@ static void test_layout_refuse(void **s) { (void)s; check_layout("refuse"); }
 static void test_layout_wrap(void **s) { (void)s; check_layout("wrap"); }
 static void test_layout_stale(void **s) { (void)s; check_layout("stale"); }
 static void test_layout_exotic(void **s) { (void)s; check_layout("exotic"); }
+static void test_layout_sect4k(void **s) { (void)s; check_layout("sect4k"); }
 
 /* a VG over two PVs with only one of them present */
 static void test_missing_pv(void **state)
@@ -1099,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_layout_wrap),
 		cmocka_unit_test(test_layout_stale),
 		cmocka_unit_test(test_layout_exotic),
+		cmocka_unit_test(test_layout_sect4k),
 		cmocka_unit_test(test_missing_pv),
 		cmocka_unit_test(test_find_lv),
 		cmocka_unit_test(test_text_layouts),
