@@ -102,7 +102,8 @@ run() {
 # the first EFIRESUME-TEST line matching REGEX in run K's log (empty if none)
 line() { grep -aE -m1 "^EFIRESUME-TEST: $2" "$d/boot$1.log.txt" || true; }
 # seconds from the QEMU start to the first line matching REGEX in run K
-at() { sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\r//g' "$d/boot$1.tslog" | awk -v re="$2" '$0 ~ re { print $1; exit }'; }
+# (no early-exiting reader in a pipe: with pipefail its writer's SIGPIPE would end the script)
+at() { awk -v re="$2" '{ gsub(/\033\[[0-9;?]*[A-Za-z]/, ""); gsub(/\r/, "") } $0 ~ re { print $1; exit }' "$d/boot$1.tslog"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 minmax() { sort -n | awk 'NR == 1 { a = $1 } { b = $1 } END { print a "-" b }'; }
 
@@ -158,9 +159,9 @@ for ((k = 1; k <= cycles && fail == 0; k++)); do
 	fi
 	grep -aq 'resetting the swap signature to SWAPSPACE2 and handing off' "$log" ||
 		{ echo "  MISSING: efiresume's hand-off"; fail=1; }
-	total=$(sed -nE 's/.*efiresume: timing: prepare [0-9]+ ms, total ([0-9]+) ms.*/\1/p' "$log" | head -1)
-	phases=$(sed -nE 's/.*efiresume: timing: (verify .*)$/\1/p' "$log" | head -1)
-	size=$(sed -nE 's/.*efiresume: found a hibernated .*: ([0-9]+ MiB).*/\1/p' "$log" | head -1)
+	total=$(sed -nE '/efiresume: timing: prepare/{s/.*efiresume: timing: prepare [0-9]+ ms, total ([0-9]+) ms.*/\1/p;q}' "$log")
+	phases=$(sed -nE '/efiresume: timing: verify/{s/.*efiresume: timing: (verify .*)$/\1/p;q}' "$log")
+	size=$(sed -nE '/efiresume: found a hibernated/{s/.*efiresume: found a hibernated .*: ([0-9]+ MiB).*/\1/p;q}' "$log")
 	[ -n "$total" ] || { echo "  MISSING: efiresume timing line"; fail=1; }
 	[ -n "$(line $k "cycle $k resumed\$")" ] || { echo "  MISSING: cycle $k resumed"; fail=1; }
 	[ -n "$(line $k "cycle $k ram ok token=$token count=$k\$")" ] || { echo "  MISSING: RAM state of cycle $k (token $token, count $k)"; fail=1; }
