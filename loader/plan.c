@@ -162,63 +162,72 @@ static int refuse(struct er_error *err, enum er_reason r, const char *fmt, ...)
 	return -1;
 }
 
-/* Sort the descriptors by address (the map is small: insertion sort). */
-static void sort_map(struct er_efi_md *md, uint64_t n)
+/* The firmware's map: descriptors desc_size apart, visited in address order through
+ * idx (an index array as small as the map, so that the plan takes no more pool
+ * memory than it always did: the pool's pages are frames the image may want). */
+struct map {
+	const uint8_t *buf;
+	size_t size, desc_size, count;
+	size_t *idx;
+};
+
+/* Descriptor i in address order; a descriptor reaching past 2^52 is cut there (no
+ * frame lies beyond). */
+static struct er_efi_md desc(const struct map *m, size_t i)
 {
-	for (uint64_t i = 1; i < n; i++) {
-		struct er_efi_md v = md[i];
-		uint64_t j = i;
-		while (j > 0 && md[j - 1].phys > v.phys) {
-			md[j] = md[j - 1];
+	const uint8_t *d = m->buf + m->idx[i] * m->desc_size;
+	struct er_efi_md md = { er_le32(d), er_le64(d + 8), er_le64(d + 24), er_le64(d + 32) };
+	if (md.phys / PAGE >= PFN_LIMIT)
+		md.pages = 0;
+	else if (md.pages > PFN_LIMIT - md.phys / PAGE)
+		md.pages = PFN_LIMIT - md.phys / PAGE;
+	return md;
+}
+
+static uint64_t phys_at(const struct map *m, size_t j)
+{
+	return er_le64(m->buf + j * m->desc_size + 8);
+}
+
+/* Sort the indexes by address (the map is small: insertion sort). */
+static void sort_map(struct map *m)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		size_t v = m->idx[i] = i, j = i;
+		while (j > 0 && phys_at(m, m->idx[j - 1]) > phys_at(m, v)) {
+			m->idx[j] = m->idx[j - 1];
 			j--;
 		}
-		md[j] = v;
+		m->idx[j] = v;
 	}
 }
 
-/* The firmware's map as plain descriptors, sorted by address. */
-static int read_map(struct er_plan *p, struct er_efi_md **out, uint64_t *count)
+static int read_map(struct er_plan *p, struct map *m)
 {
-	const uint8_t *buf = NULL;
-	size_t size = 0, desc_size = 0;
-	struct er_efi_md *md = NULL;
-
-	*out = NULL;
-	*count = 0;
-	if (p->mem->get_map(p->mem->ctx, &buf, &size, &desc_size))
+	if (p->mem->get_map(p->mem->ctx, &m->buf, &m->size, &m->desc_size)) {
+		m->buf = NULL;
 		return -1;
-	int ret = -1;
-	if (desc_size < ER_EFI_MEMORY_DESC_MIN)
-		goto out;
-	uint64_t n = size / desc_size;
-	if (pool_array(p, n + 1, sizeof(*md), (void **)&md))
-		goto out;
-	for (uint64_t i = 0; i < n; i++) {
-		const uint8_t *d = buf + i * desc_size;
-		md[i].type = er_le32(d);
-		md[i].phys = er_le64(d + 8);
-		md[i].pages = er_le64(d + 24);
-		md[i].attr = er_le64(d + 32);
-		/* a descriptor reaching past 2^52 is cut there: no frame lies beyond */
-		if (md[i].phys / PAGE >= PFN_LIMIT)
-			md[i].pages = 0;
-		else if (md[i].pages > PFN_LIMIT - md[i].phys / PAGE)
-			md[i].pages = PFN_LIMIT - md[i].phys / PAGE;
 	}
-	sort_map(md, n);
-	*out = md;
-	*count = n;
-	ret = 0;
-out:
-	p->mem->put_map(p->mem->ctx, buf);
-	return ret;
+	if (m->desc_size < ER_EFI_MEMORY_DESC_MIN)
+		return -1;
+	m->count = m->size / m->desc_size;
+	if (pool_array(p, m->count * sizeof(size_t) + 1, 1, (void **)&m->idx))
+		return -1;
+	sort_map(m);
+	return 0;
+}
+
+static void put_map(struct er_plan *p, struct map *m)
+{
+	pool_free(p, m->idx);
+	if (m->buf)
+		p->mem->put_map(p->mem->ctx, m->buf);
 }
 
 static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
 {
 	struct er_plan *p = ctx;
-	struct er_efi_md *md = NULL;
-	uint64_t count = 0;
+	struct map m = { 0 };
 	uint64_t t0 = now(p);
 	int ret = -1;
 
@@ -240,7 +249,7 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 	if (pool_array(p, n + 1, 1, (void **)&p->direct))
 		return refuse(err, ER_R_NOMEM, "no memory for a plan of %llu pages", (unsigned long long)n);
 	er_memset(p->direct, 0, (size_t)(n + 1));
-	if (read_map(p, &md, &count)) {
+	if (read_map(p, &m)) {
 		refuse(err, ER_R_NOMEM, "cannot read the memory map");
 		goto out;
 	}
@@ -250,22 +259,25 @@ static int plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uin
 		       (unsigned long long)(pfns[n - 1] & ~ER_PFN_ZERO));
 		goto out;
 	}
-	for (uint64_t i = 0; i < count; i++)
-		if (is_ram(md[i].type) && md[i].phys + md[i].pages * PAGE > p->ram_top)
-			p->ram_top = md[i].phys + md[i].pages * PAGE;
+	for (size_t i = 0; i < m.count; i++) {
+		struct er_efi_md d = desc(&m, i);
+		if (is_ram(d.type) && d.phys + d.pages * PAGE > p->ram_top)
+			p->ram_top = d.phys + d.pages * PAGE;
+	}
 
 	/* walk PFNs and descriptors together; claim runs inside conventional memory */
-	uint64_t di = 0, k = 0;
+	size_t di = 0;
+	uint64_t k = 0;
 	while (k < n) {
 		uint64_t pfn = pfns[k] & ~ER_PFN_ZERO;
-		const struct er_efi_md *d = NULL;
-		while (di < count) {
-			d = &md[di];
+		struct er_efi_md dd = { 0, 0, 0, 0 }, *d = &dd;
+		while (di < m.count) {
+			dd = desc(&m, di);
 			if (d->phys / PAGE + d->pages > pfn)
 				break;
 			di++;
 		}
-		if (di >= count || d->phys / PAGE > pfn) {
+		if (di >= m.count || d->phys / PAGE > pfn) {
 			refuse(err, ER_R_PFN_NOT_RAM, "PFN 0x%llx is in no memory of this machine (RAM ends at 0x%llx)",
 			       (unsigned long long)pfn, (unsigned long long)p->ram_top);
 			goto out;
@@ -351,7 +363,7 @@ nomem:
 	refuse(err, ER_R_NOMEM, "cannot reserve frames for %llu bounced pages (%llu direct)",
 	       (unsigned long long)p->n_bounce, (unsigned long long)p->n_direct);
 out:
-	pool_free(p, md);
+	put_map(p, &m);
 	return ret;
 }
 
