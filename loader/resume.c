@@ -347,7 +347,11 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	if (par) {
 		log_info(L"%a: %ld of %ld chunks decompressed by the helper CPU(s)\n", dev->id, (UINT64)dp.helper_jobs,
 			 img.chunks);
-		er_decpar_stop(&dp);
+		/* never commit while a helper CPU may still be writing */
+		if (!er_decpar_stop(&dp) && r == ER_OK) {
+			r = ER_R_CPUS;
+			er_snprintf(e.detail, sizeof(e.detail), "a helper CPU did not confirm that it stopped");
+		}
 	}
 	err = progress_end(&pr, dev, r, e.detail);
 	if (EFI_ERROR(err)) {
