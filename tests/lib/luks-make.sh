@@ -40,7 +40,7 @@ for ((i = 1; i < ${#passes[@]}; i++)); do
 	rm -f "$file.newkey"
 done
 printf %s "${passes[0]}" | cryptsetup luksDump --batch-mode --dump-volume-key --key-file - "$file" |
-	awk '/^MK dump:/ { on = 1; sub(/^MK dump:/, "") } on && /^[ \t]*([0-9a-f][0-9a-f] )+/ { gsub(/[ \t]/, ""); printf "%s", $0; next } on && !/^[ \t]/ { on = 0 }' > "$file.vk"
+	awk '/^(MK dump|Volume key):/ { on = 1; sub(/^[A-Za-z ]+:/, "") } on && /^[ \t]*([0-9a-f][0-9a-f] )+/ { gsub(/[ \t]/, ""); printf "%s", $0; next } on && !/^[ \t]/ { on = 0 }' > "$file.vk"
 [ -s "$file.vk" ] || { echo "luks-make: no volume key from luksDump" >&2; exit 1; }
 echo >> "$file.vk"
 # FILE.info: the data segment as luksDump shows it ("offset BYTES", "sector BYTES")
