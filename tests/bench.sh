@@ -2,6 +2,8 @@
 # make bench: benchmarks, reported as medians and ratios.
 #  1. image/ decompression + CRC32 throughput on the host vs liblzo2 / liblz4 / zlib, on the
 #     uncompressed body of a real hibernation image.
+#     The parallel decompression engine (loader/parallel.c) with 1 and 2 threads on the
+#     same body; image/ crypto (AES-XTS, PBKDF2, Argon2id) vs OpenSSL / libargon2.
 #  2. resume time, efiresume vs the kernel's own resume path, on copies of the same image
 #     (BENCH_RUNS runs each, default 3), for each of BENCH_ARCHES (default "x64 ia32").
 #     Two spans: QEMU start -> the marker the guest prints when its hibernate command
@@ -41,7 +43,13 @@ for arch in $ARCHES; do
 		echo "== image/ codecs on the host ($(fixture_fact "$fx" kernel), $(fixture_fact "$fx" compressor))"
 		"$BUILD/swsusp-inspect" --dump-body "$d/body.bin" "$fx/disk.img" > /dev/null
 		"$BUILD/bench-codec" "$d/body.bin" | sed 's/^/    /'
+		echo "== the parallel decompression engine on the host: 1 thread vs 2 (this machine has $(nproc) cores)"
+		"$BUILD/bench-parallel" "$d/body.bin" | sed 's/^/    /'
 		rm -f "$d/body.bin"
+		echo "== image/ crypto on the host: AES-256-XTS decrypt and PBKDF2 vs OpenSSL"
+		"$BUILD/bench-crypto" | sed 's/^/    /'
+		echo "== Argon2id on the host vs libargon2 (LUKS2-like parameters)"
+		"$BUILD/bench-argon2" | sed 's/^/    /'
 	fi
 
 	echo "== $arch: resume time, $RUNS runs each, same image ($(fixture_fact "$fx" kernel), $(fixture_fact "$fx" image_pages) pages, $(fixture_fact "$fx" compressor))"
