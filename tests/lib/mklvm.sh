@@ -44,7 +44,7 @@ lvmc() {
 	local f="" l
 	for l in "${devs[@]}"; do f="$f\"a|^$l\$|\","; done
 	f="$f\"r|.*|\""
-	"$cmd" --config "devices{obtain_device_list_from_udev=0 use_devicesfile=0 hints=\"none\" filter=[$f] global_filter=[$f]} activation{udev_sync=0 udev_rules=0} global{activation=0} backup{backup=0 archive=0}" "$@" 2> >(grep -v 'Activation disabled\|not zeroed\|NOT backed up\|device-mapper\|/dev/mapper/control\|libdevmapper' >&2)
+	"$cmd" --config "devices{obtain_device_list_from_udev=0 use_devicesfile=0 hints=\"none\" filter=[$f] global_filter=[$f]} activation{udev_sync=0 udev_rules=0} global{activation=0} backup{backup=0 archive=0}" "$@" 2> >(grep -v 'Activation disabled\|not zeroed\|NOT backed up\|device-mapper\|/dev/mapper/control\|libdevmapper\|without activation support\|without initialization' >&2)
 }
 
 # layout NAME SIZE_MIB...: one sparse file and loop device per PV
@@ -210,40 +210,63 @@ lvmc pvcreate -q "${devs[0]}" >/dev/null
 lvmc vgcreate -q -s 1m exotic-vg "${devs[0]}" >/dev/null
 lvmc lvcreate -q -an -Zn -l 1 -n tmp exotic-vg >/dev/null
 lvmc vgcfgbackup -q -f "$out/exotic.backup" exotic-vg >/dev/null
-python3 - "$out/exotic.backup" "$out/exotic.restore" <<'PY'
-import re, sys
-n = [0]
-def uid():
-    n[0] += 1
-    s = ("%06dAbCdEfGhIjKlMnOpQrStUvWxYz" % n[0])[:32]
-    return "-".join([s[0:6], s[6:10], s[10:14], s[14:18], s[18:22], s[22:26], s[26:32]])
-vis, hid = '["READ", "WRITE", "VISIBLE"]', '["READ", "WRITE"]'
-def lv(name, status, n, body):
-    return ('%s {\nid = "%s"\nstatus = %s\nflags = []\nsegment_count = 1\nsegment1 {\n'
-            'start_extent = 0\nextent_count = %d\n%s\n}\n}\n' % (name, uid(), status, n, body))
-def lin(name, status, pe, n):
-    return lv(name, status, n, 'type = "striped"\nstripe_count = 1\nstripes = ["pv0", %d]' % pe)
-lvs = (lin("base", vis, 0, 4) + lin("home", vis, 4, 4) + lin("home_snap", vis, 8, 2)
-    + lv("snapshot0", hid, 4, 'type = "snapshot"\nchunk_size = 8\norigin = "home"\ncow_store = "home_snap"')
-    + lv("tp", vis, 4, 'type = "thin-pool"\nmetadata = "tp_tmeta"\npool = "tp_tdata"\ntransaction_id = 1\n'
-         'chunk_size = 128\ndiscards = "passdown"\nzero_new_blocks = 1')
-    + lv("thinvol", vis, 8, 'type = "thin"\nthin_pool = "tp"\ntransaction_id = 0\ndevice_id = 1')
-    + lin("tp_tmeta", hid, 14, 1) + lin("tp_tdata", hid, 10, 4)
-    + lv("r", vis, 2, 'type = "raid1"\ndevice_count = 2\nregion_size = 1024\n'
-         'raids = ["r_rmeta_0", "r_rimage_0", "r_rmeta_1", "r_rimage_1"]')
-    + lin("r_rmeta_0", hid, 15, 1) + lin("r_rimage_0", hid, 16, 2)
-    + lin("r_rmeta_1", hid, 18, 1) + lin("r_rimage_1", hid, 19, 2)
-    + lv("m", vis, 2, 'type = "mirror"\nmirror_count = 2\nmirror_log = "m_mlog"\nregion_size = 1024\n'
-         'mirrors = ["m_mimage_0", 0, "m_mimage_1", 0]')
-    + lin("m_mlog", hid, 25, 1) + lin("m_mimage_0", hid, 21, 2) + lin("m_mimage_1", hid, 23, 2)
-    + lin("swap", vis, 26, 3))
-src = open(sys.argv[1]).read()
-src = src[:src.index("logical_volumes {")] + "logical_volumes {\n" + lvs + "}\n}\n"
-src = re.sub(r"seqno = (\d+)", lambda m: "seqno = %d" % (int(m.group(1)) + 1), src, count=1)
-open(sys.argv[2], "w").write(src)
-PY
+# an lvm2 id from a name: 32 hex digits are valid id characters
+uid() { local h; h=$(printf '%s' "$1" | md5sum | cut -c1-32); echo "${h:0:6}-${h:6:4}-${h:10:4}-${h:14:4}-${h:18:4}-${h:22:4}-${h:26:6}"; }
+# lvtext NAME STATUS EXTENTS SEGMENT-BODY
+lvtext() {
+	printf '%s {\nid = "%s"\nstatus = %s\nflags = []\nsegment_count = 1\nsegment1 {\nstart_extent = 0\nextent_count = %d\n%s\n}\n}\n' \
+		"$1" "$(uid "$1")" "$2" "$3" "$4"
+}
+lintext() { lvtext "$1" "$2" "$4" "type = \"striped\"
+stripe_count = 1
+stripes = [\"pv0\", $3]"; }
+vis='["READ", "WRITE", "VISIBLE"]' hid='["READ", "WRITE"]'
+{
+	sed -e '/^[[:space:]]*logical_volumes {/,$d' "$out/exotic.backup" |
+		awk '!done && $1 == "seqno" { $3 = $3 + 1; done = 1 } { print }'
+	echo "logical_volumes {"
+	lintext base "$vis" 0 4
+	lintext home "$vis" 4 4
+	lintext home_snap "$vis" 8 2
+	lvtext snapshot0 "$hid" 4 'type = "snapshot"
+chunk_size = 8
+origin = "home"
+cow_store = "home_snap"'
+	lvtext tp "$vis" 4 'type = "thin-pool"
+metadata = "tp_tmeta"
+pool = "tp_tdata"
+transaction_id = 1
+chunk_size = 128
+discards = "passdown"
+zero_new_blocks = 1'
+	lvtext thinvol "$vis" 8 'type = "thin"
+thin_pool = "tp"
+transaction_id = 0
+device_id = 1'
+	lintext tp_tmeta "$hid" 14 1
+	lintext tp_tdata "$hid" 10 4
+	lvtext r "$vis" 2 'type = "raid1"
+device_count = 2
+region_size = 1024
+raids = ["r_rmeta_0", "r_rimage_0", "r_rmeta_1", "r_rimage_1"]'
+	lintext r_rmeta_0 "$hid" 15 1
+	lintext r_rimage_0 "$hid" 16 2
+	lintext r_rmeta_1 "$hid" 18 1
+	lintext r_rimage_1 "$hid" 19 2
+	lvtext m "$vis" 2 'type = "mirror"
+mirror_count = 2
+mirror_log = "m_mlog"
+region_size = 1024
+mirrors = ["m_mimage_0", 0, "m_mimage_1", 0]'
+	lintext m_mlog "$hid" 25 1
+	lintext m_mimage_0 "$hid" 21 2
+	lintext m_mimage_1 "$hid" 23 2
+	lintext swap "$vis" 26 3
+	echo "}"
+	echo "}"
+} > "$out/exotic.restore"
 lvmc vgcfgrestore -q --force -f "$out/exotic.restore" exotic-vg 2>&1 |
-	grep -v 'device-mapper\|Failure to communicate\|Incompatible libdevmapper\|Failed to check for active\|Forced restore' >&2 || true
+	grep -v 'device-mapper\|Failure to communicate\|Incompatible libdevmapper\|Failed to check for active\|Forced restore\|Restored volume group' >&2 || true
 rm -f "$out/exotic.backup" "$out/exotic.restore"
 finish
 
