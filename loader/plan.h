@@ -90,7 +90,8 @@ void er_plan_init(struct er_plan *p, const struct er_plan_mem *mem);
 /* The sink for er_image_stream / er_sw04_stream. */
 struct er_sink er_plan_sink(struct er_plan *p);
 
-/* Safe pages: pages frames in none of the image's PFNs, kept until er_plan_undo.
+/* Safe pages: `pages` consecutive frames none of which is an image PFN, held until
+ * er_plan_undo.
  * Returns 0 or a status (see struct er_plan_mem). efi/planmem.c wraps it as the
  * er_safe_alloc_fn of arch/handoff.h (er_plan_safe_alloc). */
 uintptr_t er_plan_safe_pages(struct er_plan *p, uint64_t pages, bool code, uint64_t *phys);

@@ -152,7 +152,7 @@ struct fake {
 	uint8_t *ram;                 /* ram_top bytes, lazily backed */
 	uint64_t ram_pages;
 	uint8_t map[MAXD * DESC];
-	size_t map_size;
+	size_t map_size, desc_size;
 	long pools, maps;             /* outstanding */
 	uint64_t pool_limit;          /* largest pool allocation (0: no limit) */
 	int pool_fail_at, pool_calls; /* fail the pool_fail_at-th allocation (1-based; 0: never) */
@@ -169,7 +169,7 @@ static uintptr_t f_get_map(void *ctx, const uint8_t **buf, size_t *size, size_t 
 	memcpy(b, f->map, f->map_size);
 	*buf = b;
 	*size = f->map_size;
-	*desc_size = DESC;
+	*desc_size = f->desc_size;
 	f->maps++;
 	return 0;
 }
@@ -296,7 +296,7 @@ static bool is_ram_type(uint32_t t)
 	return t == LC || t == LD || t == BC || t == BD || t == CONV;
 }
 
-static struct fake *fake_new(const struct er_efi_md *md, size_t n, uint64_t reach)
+static struct fake *fake_new_ds(const struct er_efi_md *md, size_t n, uint64_t reach, size_t desc_size)
 {
 	struct fake *f = calloc(1, sizeof(*f));
 	assert_non_null(f);
@@ -307,25 +307,37 @@ static struct fake *fake_new(const struct er_efi_md *md, size_t n, uint64_t reac
 	assert_non_null(f->state);
 	assert_non_null(f->initial);
 	assert_true(n <= MAXD);
+	assert_true(desc_size >= 8 && desc_size <= DESC);
+	f->desc_size = desc_size;
 	memset(f->map, 0xa5, n * DESC);   /* padding and VirtualStart are garbage */
 	for (size_t i = 0; i < n; i++) {
-		uint8_t *p = f->map + i * DESC;
+		uint8_t *p = f->map + i * desc_size;
 		memcpy(p, &md[i].type, 4);
 		memcpy(p + 8, &md[i].phys, 8);
-		memcpy(p + 24, &md[i].pages, 8);
-		memcpy(p + 32, &md[i].attr, 8);
-		for (uint64_t k = md[i].phys / PG; k < md[i].phys / PG + md[i].pages && k < NPAGES; k++)
+		if (desc_size >= 40) {
+			memcpy(p + 24, &md[i].pages, 8);
+			memcpy(p + 32, &md[i].attr, 8);
+		}
+		uint64_t end = md[i].pages > NPAGES ? NPAGES : md[i].phys / PG + md[i].pages;   /* saturated */
+		for (uint64_t k = md[i].phys / PG; k < end && k < NPAGES; k++)
 			f->state[k] = md[i].type == CONV ? ST_FREE : ST_FW;
-		if (is_ram_type(md[i].type) && md[i].phys / PG + md[i].pages > f->ram_pages)
-			f->ram_pages = md[i].phys / PG + md[i].pages;
+		if (is_ram_type(md[i].type) && end > f->ram_pages)
+			f->ram_pages = end;
 	}
-	f->map_size = n * DESC;
+	f->map_size = n * desc_size;
+	if (f->ram_pages > NPAGES)
+		f->ram_pages = NPAGES;
 	f->ram = mmap(NULL, f->ram_pages * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(f->ram != MAP_FAILED);
 	struct er_plan_mem m = { f, f_get_map, f_put_map, f_alloc_at, f_alloc_any, f_free_pages, f_pool_alloc,
 				 f_pool_free, f_ptr, f_now, reach, 9 };
 	f->mem = m;
 	return f;
+}
+
+static struct fake *fake_new(const struct er_efi_md *md, size_t n, uint64_t reach)
+{
+	return fake_new_ds(md, n, reach, DESC);
 }
 
 /* Call before the plan, after any change the test makes to the firmware's pages. */
@@ -963,6 +975,41 @@ static void test_out_of_order_pages(void **state)
 	fake_free(f);
 }
 
+/* A map the plan cannot use, and one with a descriptor that runs past 2^64. */
+static void test_hostile_map(void **state)
+{
+	(void)state;
+	const uint64_t pfns[] = { 0x100, 0x250, 0x350, 0x5000 | ER_PFN_ZERO, 0x5001 };
+	struct fake *f = fake_new_ds(ovmf_x64_512, ER_ARRAY_SIZE(ovmf_x64_512), 0, 24);
+	fake_snapshot(f);
+	struct er_plan p;
+	struct er_error e = { 0 };
+	er_plan_init(&p, &f->mem);
+	struct er_sink s = er_plan_sink(&p);
+	assert_int_not_equal(s.plan(s.ctx, NULL, pfns, 5, &e), 0);
+	assert_int_equal(e.reason, ER_R_NOMEM);
+	assert_non_null(strstr(e.detail, "memory map"));
+	er_plan_undo(&p);
+	assert_books_balance(f);
+	fake_free(f);
+
+	static const struct er_efi_md wrap[] = {
+		{ CONV, 0x300000, 0xffffffffffffff00ull, WB }, { CONV, 0x100000, 0x100, WB }, { BD, 0x200000, 0x100, WB },
+	};
+	f = fake_new(wrap, ER_ARRAY_SIZE(wrap), 0);
+	fake_snapshot(f);
+	dirty_frames(f, pfns, 5);
+	er_plan_init(&p, &f->mem);
+	if (stream(&p, pfns, 5, false, &e))
+		fail_msg("refused: %s", e.detail);
+	assert_int_equal(p.ram_top, 1ull << 52);   /* the descriptor is cut at 2^52 */
+	assert_int_equal(p.n_bounce, 1);
+	check_plan(f, &p, pfns, 5);
+	er_plan_undo(&p);
+	assert_books_balance(f);
+	fake_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -979,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_released_image_frames),
 		cmocka_unit_test(test_pool_failures),
 		cmocka_unit_test(test_out_of_order_pages),
+		cmocka_unit_test(test_hostile_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
