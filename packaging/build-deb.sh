@@ -60,5 +60,6 @@ find "$stage" -type d -exec chmod 0755 {} +
 find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 deb=$BUILD/efiresume_${version}_amd64.deb
+rm -f "$BUILD"/efiresume_*_amd64.deb     # one package in build/: the current one
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
 echo "$deb"
