@@ -183,7 +183,10 @@ EFI_STATUS er_mp_wait(struct er_mp_job *job, UINTN timeout_ms)
 		}
 		BS->Stall(1000);
 	}
-	BS->CloseEvent(job->event);
+	/* on a timeout the event stays open (leaked): the firmware signals it when the CPU
+	 * returns, however late, and a closed event must not be signalled */
+	if (!EFI_ERROR(err))
+		BS->CloseEvent(job->event);
 	job->event = NULL;
 	return err;
 }

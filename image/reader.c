@@ -403,6 +403,8 @@ int er_dec_run(enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out
 
 static const char *dec_strerror(enum er_comp comp, int r)
 {
+	if (r <= -1000)   /* the parallel engine's own codes (loader/parallel.h) */
+		return "not decompressed: a helper CPU failed (see the warning above)";
 	return comp == ER_COMP_LZO ? er_lzo_strerror(r) : er_lz4_strerror(r);
 }
 
