@@ -9,6 +9,10 @@ say() { printf 'EFIRESUME-TEST: %s\n' "$*"; }
 efi_show() {
 	efibootmgr -v 2>&1 | sed 's/^/EFIRESUME-TEST: efibootmgr: /'
 	say "bootnext=$(deb_bootnext)"
+	if [ -e /sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c ] &&
+	   ! cat /sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c > /dev/null 2>&1; then
+		say "efivarfs-stale: BootNext is listed but cannot be read (deleted by the firmware since this kernel mounted efivarfs)"
+	fi
 	say "bootorder=$(efibootmgr | sed -n 's/^BootOrder: //p')"
 	say "bootcurrent=$(efibootmgr | sed -n 's/^BootCurrent: //p')"
 }
@@ -112,8 +116,12 @@ esp_show() {
 	fi
 }
 
-# deb_bootnext: BootNext as 4 hex digits, or "none"
+# deb_bootnext: BootNext as 4 hex digits, or "none". A resumed 6.1 kernel's efivarfs
+# still lists a BootNext that existed before the hibernation although the firmware
+# deleted it since (reading it fails): that is "none" too (efi_show tells it apart).
 deb_bootnext() {
-	local f=/sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c
-	if [ -e $f ]; then od -An -tx2 -j4 -N2 $f | tr -d ' ' | tr a-f A-F; else echo none; fi
+	local v
+	v=$(cat /sys/firmware/efi/efivars/BootNext-8be4df61-93ca-11d2-aa0d-00e098032b8c 2>/dev/null |
+		od -An -tx1 -j4 -N2 | tr -d ' \n' | tr a-f A-F)
+	if [ ${#v} = 4 ]; then echo "${v:2:2}${v:0:2}"; else echo none; fi
 }
