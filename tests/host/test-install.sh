@@ -429,12 +429,14 @@ check "back to on-hibernate: BootOrder as before" "$(rdorder "$V/BootOrder-$G")"
 "$TOOL" install --mode=always >/dev/null 2>&1
 runhook pre hibernate >/dev/null 2>&1
 u16var "$V/BootNext-$G" "$e"
+printf '\007\000\000\000seen' >"$V/EfiresumeSeen-$ERG"      # the loader's own record
 out=$("$TOOL" remove 2>&1); rc=$?
 check "remove: status" "$rc" 0
 check "remove: no entry with our path left" "$(ours | grep -c .)" 0
 check "remove: BootOrder as before install" "$(rdorder "$V/BootOrder-$G")" "$order0"
 [ -e "$V/BootNext-$G" ] && fail "remove: BootNext still there" || ok "remove: BootNext pointing at it deleted"
 [ -e "$loc" ] && fail "remove: EfiresumeLocation left" || ok "remove: EfiresumeLocation deleted"
+[ -e "$V/EfiresumeSeen-$ERG" ] && fail "remove: EfiresumeSeen left" || ok "remove: the loader's EfiresumeSeen deleted"
 [ -e "$ESP/EFI/efiresume" ] && fail "remove: \\EFI\\efiresume left" || ok "remove: \\EFI\\efiresume deleted"
 [ -e "$M/state/state" ] && fail "remove: state file left" || ok "remove: state file deleted"
 [ -e "$ESP/EFI/debian/shimx64.efi" ] && ok "remove: other files on the ESP kept" || fail "remove deleted other files"
