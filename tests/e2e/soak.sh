@@ -14,6 +14,11 @@
 # the md5 the guest reported when it wrote it.
 # Prints one line per cycle (efiresume's load time from its "timing:" lines, QEMU start
 # to "resumed" seconds) and a one-line summary; exits non-zero on any failure.
+# Control runs (the test must then FAIL): SOAK_CONTROL=WHAT:K acts after QEMU run K:
+#   flip:K     flips one byte of cycle-001.bin on the disk (K < CYCLES: the guest's
+#              check after the next resume must see it; K = CYCLES: the host's check)
+#   noimage:K  resets the swap signature to SWAPSPACE2: the image is gone, the next start
+#              is a fresh boot of the fallback kernel, which must be caught
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 
@@ -107,6 +112,40 @@ at() { awk -v re="$2" '{ gsub(/\033\[[0-9;?]*[A-Za-z]/, ""); gsub(/\r/, "") } $0
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 minmax() { sort -n | awk 'NR == 1 { a = $1 } { b = $1 } END { print a "-" b }'; }
 
+# control K: SOAK_CONTROL's action, when it names run K
+control() {
+	[ -n "${SOAK_CONTROL:-}" ] && [ "${SOAK_CONTROL#*:}" = "$1" ] || return 0
+	local blk at b
+	case ${SOAK_CONTROL%%:*} in
+	flip)
+		# the file's first page on the disk, found by content (the journal of the mounted
+		# filesystem may not be checkpointed yet: debugfs could miss the inode)
+		blk=$(python3 - "$disk" $((DATA_START * 512)) $data_bytes "$d/pool.bin" $(( (1 * 7919) % 256 )) <<'PY'
+import mmap, sys
+disk, start, size, pool, page = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+want = open(pool, "rb").read()[page * 4096:(page + 1) * 4096]
+with open(disk, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+    at = start
+    while True:
+        at = m.find(want, at, start + size)
+        if at < 0 or (at - start) % 4096 == 0:
+            break
+        at += 1
+    print((at - start) // 4096 if at >= 0 else "")
+PY
+)
+		[[ $blk =~ ^[0-9]+$ ]] && [ "$blk" -gt 0 ] || die "control: cycle-001.bin not found on the data partition"
+		at=$((DATA_START * 512 + blk * 4096 + 1000))
+		b=$(od -An -tu1 -j $at -N1 "$disk" | tr -d ' ')
+		printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$disk" bs=1 seek=$at conv=notrunc status=none
+		echo "CONTROL: after run $1, byte $at of the disk (block $blk of the data partition, in cycle-001.bin) $b -> $((b ^ 255))" ;;
+	noimage)
+		set_swap_sig "$disk" SWAPSPACE2
+		echo "CONTROL: after run $1, swap signature reset to SWAPSPACE2 (image gone)" ;;
+	*) die "unknown SOAK_CONTROL $SOAK_CONTROL" ;;
+	esac
+}
+
 declare -A got_md5
 fail=0 passed=0
 loads=() resumes=() runs=()
@@ -147,6 +186,7 @@ if [ $fail = 0 ]; then
 	written 0 1 || fail=1
 	echo "run 0: booted in $(at 0 'EFIRESUME-TEST: soak booted') s, cycle 1 hibernating at $(at 0 'EFIRESUME-TEST: cycle 1 hibernating') s, QEMU ran $(at 0 'reboot: Power down') s"
 fi
+control 0
 
 for ((k = 1; k <= cycles && fail == 0; k++)); do
 	ts=$(date +%s)
@@ -179,6 +219,7 @@ for ((k = 1; k <= cycles && fail == 0; k++)); do
 	tr=$(at $k 'EFIRESUME-TEST: cycle [0-9]+ resumed')
 	printf 'cycle %2d/%d: %s  efiresume load %s ms (%s; %s), QEMU start to resumed %s s, run %s s\n' \
 		$k $cycles "$([ $fail = 0 ] && echo ok || echo FAILED)" "${total:--}" "${size:-?}" "${phases:-no timing}" "${tr:--}" $((te - ts))
+	control $k
 	if [ $fail = 0 ]; then
 		passed=$k
 		loads+=("$total") resumes+=("$tr") runs+=($((te - ts)))
@@ -227,11 +268,11 @@ done
 echo "host: $host_ok of $nwritten files byte for byte as expected (debugfs dump), MANIFEST $nman lines, log $(wc -l < "$d/log") lines"
 
 secs=$(( $(date +%s) - t0 ))
-load_med=$(printf '%s\n' "${loads[@]:-}" | grep . | median)
-load_mm=$(printf '%s\n' "${loads[@]:-}" | grep . | minmax)
-res_med=$(printf '%s\n' "${resumes[@]:-}" | grep . | median)
-res_mm=$(printf '%s\n' "${resumes[@]:-}" | grep . | minmax)
-run_med=$(printf '%s\n' "${runs[@]:-}" | grep . | median)
+load_med=$(printf '%s\n' "${loads[@]:-}" | { grep . || true; } | median)
+load_mm=$(printf '%s\n' "${loads[@]:-}" | { grep . || true; } | minmax)
+res_med=$(printf '%s\n' "${resumes[@]:-}" | { grep . || true; } | median)
+res_mm=$(printf '%s\n' "${resumes[@]:-}" | { grep . || true; } | minmax)
+run_med=$(printf '%s\n' "${runs[@]:-}" | { grep . || true; } | median)
 summary="$passed/$cycles cycles resumed by efiresume; efiresume load median $load_med ms ($load_mm); QEMU start to resumed median $res_med s ($res_mm); run median $run_med s; fsck $fsck_res; $host_ok/$cycles files verified from the host; ${secs} s"
 if [ $fail = 0 ]; then
 	echo "soak PASSED: $summary"
