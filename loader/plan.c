@@ -437,10 +437,6 @@ static int commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
 
 struct er_sink er_plan_sink(struct er_plan *p)
 {
-#ifdef ER_PLAN_DEFAULT_MEM
-	if (!p->mem)
-		p->mem = ER_PLAN_DEFAULT_MEM;   /* TRANSITIONAL: see plan.h */
-#endif
 	struct er_sink s = { p, plan, page, dest, commit };
 	return s;
 }

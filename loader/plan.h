@@ -103,16 +103,4 @@ const uint8_t *er_plan_content(const struct er_plan *p, uint64_t pfn);
 /* Release every page the plan took. */
 void er_plan_undo(struct er_plan *p);
 
-/* TRANSITIONAL, until loader/resume.c includes what it uses (loader/loader.h,
- * efi/planmem.h, arch/handoff.h) and calls er_plan_init(&l.plan, &er_plan_efi_mem):
- * the loader's build sees them through this header, and er_plan_sink falls back to
- * the firmware's operations for a plan that was never initialised. Host builds never
- * see this block. */
-#ifdef EFIRESUME_EFI
-#include "loader/loader.h"
-#include "arch/handoff.h"
-#include "efi/planmem.h"
-#define ER_PLAN_DEFAULT_MEM (&er_plan_efi_mem)
-#endif
-
 #endif

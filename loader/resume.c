@@ -1,6 +1,9 @@
 /* Resume: read and verify, plan and load, commit, hand off. Any refusal before the
  * commit leaves the disk untouched and returns, so that the caller boots normally. */
+#include "loader/loader.h"
 #include "loader/plan.h"
+#include "efi/planmem.h"
+#include "arch/handoff.h"
 #include "image/e820.h"
 #include "image/fmt.h"
 #include "image/swsusp2004.h"
@@ -462,6 +465,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	UINT64 t_start = er_time_us(), t_prep;
 	EFI_STATUS err;
 
+	er_plan_init(&l.plan, &er_plan_efi_mem);
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
 		return EFI_OUT_OF_RESOURCES;
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&page0))) {
