@@ -34,16 +34,6 @@ val_is() {
 		echo "  WRONG: $what ($key='$got', expected '$want')"; ok=1
 	fi
 }
-# a number printed as KEY1 in boot N1 is below KEY2 printed in boot N2
-val_lt() {
-	local a b what=$5
-	a=$(deb_val "$d" "$1" "$2") b=$(deb_val "$d" "$3" "$4")
-	if [[ $a =~ ^[0-9]+$ ]] && [[ $b =~ ^[0-9]+$ ]] && [ "$a" -lt "$b" ]; then
-		echo "  ok: $what ($2=$a < $4=$b)"
-	else
-		echo "  WRONG: $what ($2='$a', $4='$b')"; ok=1
-	fi
-}
 qemu_ok() {
 	[ "$DEB_RC" = 0 ] && echo "  ok: QEMU powered off (status 0)" ||
 		{ echo "  WRONG: QEMU status $DEB_RC (124: timeout)"; ok=1; }
@@ -80,7 +70,7 @@ check_resumed() {
 	val_is "$n2" boot-id-after "$(deb_val "$d" "$n1" boot-id)" "same boot id"
 	local c0 c1 c2
 	c0=$(deb_val "$d" "$n1" counter-before) c1=$(deb_val "$d" "$n2" counter-after) c2=$(deb_val "$d" "$n2" counter-later)
-	if [[ "$c0$c1$c2" =~ ^[0-9]+$ ]] && [ "$c0" -gt 0 ] && [ "$c1" -ge "$c0" ] && [ "$c2" -gt "$c1" ]; then
+	if [[ $c0 =~ ^[0-9]+$ ]] && [[ $c1 =~ ^[0-9]+$ ]] && [[ $c2 =~ ^[0-9]+$ ]] && [ "$c0" -gt 0 ] && [ "$c1" -ge "$c0" ] && [ "$c2" -gt "$c1" ]; then
 		echo "  ok: the counter goes on ($c0 before, $c1 -> $c2 after)"
 	else
 		echo "  WRONG: counter $c0 before, $c1 -> $c2 after"; ok=1

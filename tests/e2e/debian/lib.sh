@@ -19,7 +19,8 @@ efi_show() {
 
 # counter_start: a process that counts in tmpfs, ten times a second
 counter_start() {
-	( i=0; while :; do i=$((i + 1)); echo $i > $T/counter; sleep 0.1; done ) &
+	# written aside and renamed: a reader never sees a file being rewritten (empty)
+	( i=0; while :; do i=$((i + 1)); echo $i > $T/counter.new; mv $T/counter.new $T/counter; sleep 0.1; done ) &
 	sleep 1
 }
 
@@ -31,9 +32,10 @@ hibernate_wait() {
 	[ -f $T/token ] || head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' > $T/token
 	say "token=$(cat $T/token)"
 	say "boot-id=$(cat /proc/sys/kernel/random/boot_id)"
-	say "counter-before=$(cat $T/counter 2>/dev/null || echo 0)"
+	say "counter-before=$(cat $T/counter 2>/dev/null)"
 	say "swap-before: $(swapon --show=NAME,SIZE,USED --noheadings | tr -s ' ' | paste -sd';')"
-	n=$(wc -l < $T/post 2>/dev/null || echo 0)
+	touch $T/post
+	n=$(wc -l < $T/post)
 	sync
 	say "hibernating"
 	systemctl hibernate || { say "systemctl hibernate failed: status $?"; say "hibernate-returned=error"; return 1; }
@@ -58,7 +60,7 @@ checks_resumed() {
 	local a b
 	say "token-after=$(cat $T/token 2>/dev/null || echo none)"
 	say "boot-id-after=$(cat /proc/sys/kernel/random/boot_id)"
-	a=$(cat $T/counter 2>/dev/null || echo 0); sleep 1; b=$(cat $T/counter 2>/dev/null || echo 0)
+	a=$(cat $T/counter 2>/dev/null); sleep 1; b=$(cat $T/counter 2>/dev/null)
 	say "counter-after=$a"
 	say "counter-later=$b"
 	if swapoff -a && swapon -a && [ -n "$(swapon --show=NAME --noheadings)" ]; then
