@@ -78,7 +78,7 @@ $(BUILD)/efiresume-$(1).efi: $(BUILD)/$(1)/efiresume.so
 	$$(call objcopy_efi,$(1))
 
 # The seeds' reference writer (tests/seeds/): an EFI program that plays a patched 2004 kernel
-$(BUILD)/seeds/$(1)/writer.o: tests/seeds/writer.c tests/seeds/seeds.h image/swsusp2004.h image/shim.h image/reader.h
+$(BUILD)/seeds/$(1)/writer.o: tests/seeds/writer.c tests/seeds/seeds.h image/swsusp2004.h image/freestanding.h image/reader.h
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(EFI_CFLAGS) $$($(1)_CFLAGS) -c $$< -o $$@
 
@@ -97,7 +97,7 @@ $(foreach a,$(ARCHES),$(eval $(call efi_arch,$(a))))
 # ---------------------------------------------------------------- host side
 HOST_CFLAGS = $(WARN) -O2 -g -std=gnu11 -I. -DEFIRESUME_HOST
 SAN_FLAGS   = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-HOST_LIB_SRCS = $(wildcard image/*.c) loader/config.c loader/hibloc.c loader/select.c loader/commit.c loader/parallel.c loader/seen.c loader/plan.c
+HOST_LIB_SRCS = $(wildcard image/*.c) loader/config.c loader/location.c loader/select.c loader/commit.c loader/parallel.c loader/seen.c loader/plan.c
 HOST_LIB_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_LIB_SRCS))
 HOST_SAN_OBJS = $(patsubst %.c,$(BUILD)/host-san/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS   = $(wildcard tests/unit/test_*.c)
@@ -173,10 +173,16 @@ bench: deps
 	$(MAKE) all
 	tests/bench.sh
 
+# N hibernate/resume cycles through efiresume of one system writing an ext4 partition
+CYCLES ?= 20
+soak: deps
+	$(MAKE) all
+	tests/e2e/soak.sh $(CYCLES)
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all host deps test test-seeds unit demo bench fuzz fuzz-build clean
+.PHONY: all host deps test test-seeds unit demo bench soak fuzz fuzz-build clean
 .SECONDARY:
 
 # the Debian package: build/efiresume_<version>_amd64.deb (packaging/build-deb.sh)

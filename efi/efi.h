@@ -5,7 +5,7 @@
 
 #include <efi.h>
 #include <efilib.h>
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/swsusp.h"
 
 /* ---- efi/main.c */

@@ -3,7 +3,7 @@
 #ifndef EFIRESUME_EFI_MP_H
 #define EFIRESUME_EFI_MP_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #define ER_MP_HELPERS 7u    /* helper slots (loader/parallel.h: ER_PAR_HELPERS) */
 

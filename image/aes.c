@@ -10,7 +10,7 @@
  *    it. No memory access depends on key or data.
  * Keys are expanded once, in er_aes_xts_init, into both forms. */
 #include "image/aes.h"
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/wipe.h"
 
 #if defined(__x86_64__) || defined(__i386__)

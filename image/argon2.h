@@ -13,7 +13,7 @@
 #ifndef EFIRESUME_IMAGE_ARGON2_H
 #define EFIRESUME_IMAGE_ARGON2_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 enum er_argon2_type { ER_ARGON2I = 1, ER_ARGON2ID = 2 };   /* version 0x13 only */
 

@@ -2,7 +2,7 @@
 #ifndef EFIRESUME_IMAGE_BLAKE2B_H
 #define EFIRESUME_IMAGE_BLAKE2B_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #define ER_BLAKE2B_BLOCK  128u
 #define ER_BLAKE2B_OUTMAX 64u

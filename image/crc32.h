@@ -2,7 +2,7 @@
 #ifndef EFIRESUME_IMAGE_CRC32_H
 #define EFIRESUME_IMAGE_CRC32_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 /* Linux crc32_le(seed, p, len): reflected poly 0xEDB88320, NO pre/post
  * inversion. Chainable: er_crc32_le(er_crc32_le(s, a, n), b, m) is the CRC of

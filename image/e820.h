@@ -24,7 +24,7 @@
 #ifndef EFIRESUME_IMAGE_E820_H
 #define EFIRESUME_IMAGE_E820_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 /* e820 types (arch/x86/include/asm/e820/types.h). */
 #define ER_E820_RAM            1u

@@ -4,7 +4,7 @@
 #define EFIRESUME_IMAGE_FMT_H
 
 #include <stdarg.h>
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 size_t er_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap);
 size_t er_snprintf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

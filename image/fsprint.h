@@ -5,7 +5,7 @@
 #ifndef EFIRESUME_IMAGE_FSPRINT_H
 #define EFIRESUME_IMAGE_FSPRINT_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 enum er_fs_kind { ER_FS_NONE = 0, ER_FS_EXT4 = 1, ER_FS_XFS = 2, ER_FS_BTRFS = 3 };
 

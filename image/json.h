@@ -37,7 +37,7 @@
 #ifndef EFIRESUME_IMAGE_JSON_H
 #define EFIRESUME_IMAGE_JSON_H
 
-#include "shim.h"
+#include "freestanding.h"
 
 #define ER_JSON_MAX_DEPTH   32      /* nested arrays/objects: "[[1]]" is depth 2 */
 #define ER_JSON_MAX_MEMBERS 512     /* members of one object (bounds the duplicate check) */

@@ -34,7 +34,7 @@
 #ifndef EFIRESUME_IMAGE_LUKS_H
 #define EFIRESUME_IMAGE_LUKS_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/sha.h"
 #include "image/argon2.h"
 #include "image/aes.h"

@@ -35,11 +35,11 @@
  * sizeof(struct er_lvm_vg) is about 94 KiB: the caller provides it (not on the
  * firmware stack).
  *
- * Pure and freestanding (image/shim.h only), no allocation, no mutable globals. */
+ * Pure and freestanding (image/freestanding.h only), no allocation, no mutable globals. */
 #ifndef EFIRESUME_IMAGE_LVM_H
 #define EFIRESUME_IMAGE_LVM_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #define ER_LVM_SECTOR      512u
 #define ER_LVM_LABEL_BYTES 2048u   /* the label is in one of the first 4 sectors */

@@ -19,7 +19,7 @@
 #ifndef EFIRESUME_IMAGE_LZ4_H
 #define EFIRESUME_IMAGE_LZ4_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #define ER_LZ4_E_OK                0
 #define ER_LZ4_E_ERROR           (-1) /* malformed block (offset 0, absurd length) */

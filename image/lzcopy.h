@@ -3,7 +3,7 @@
 #ifndef EFIRESUME_IMAGE_LZCOPY_H
 #define EFIRESUME_IMAGE_LZCOPY_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 /* Unaligned, alias-anything word types: loads and stores through them compile
  * to plain moves (never a memcpy call) and may overlap any other access (a

@@ -15,7 +15,7 @@
 #ifndef EFIRESUME_IMAGE_LZO_H
 #define EFIRESUME_IMAGE_LZO_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #define ER_LZO_E_OK                 0
 #define ER_LZO_E_ERROR            (-1) /* malformed stream */

@@ -5,7 +5,7 @@
  * once, and each iteration is then exactly two compression-function calls on a
  * pre-padded block (U is one digest long, so inner and outer messages are one block each). */
 #include "image/pbkdf2.h"
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/wipe.h"
 
 /* one keyed compression state: the hash words after the ipad or opad block */

@@ -1,7 +1,7 @@
 /* Linux hibernation image reader; see reader.h. */
 #include "image/reader.h"
 #include "image/crc32.h"
-#include "image/fail.h"
+#include "image/refusal.h"
 #include "image/lz4.h"
 #include "image/lzo.h"
 

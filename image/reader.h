@@ -14,7 +14,7 @@
 #ifndef EFIRESUME_IMAGE_READER_H
 #define EFIRESUME_IMAGE_READER_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/swsusp.h"
 
 /* swsusp_header.flags */

@@ -3,7 +3,7 @@
 #ifndef EFIRESUME_IMAGE_SWSUSP_H
 #define EFIRESUME_IMAGE_SWSUSP_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #define ER_PAGE_SIZE 4096u
 

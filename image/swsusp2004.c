@@ -2,7 +2,7 @@
  * kernel-patch/README. Every field is read through the offsets of the shared
  * structure definitions, so the reader cannot drift from what the patch writes. */
 #include "image/swsusp2004.h"
-#include "image/fail.h"
+#include "image/refusal.h"
 
 
 #define ULL(x) ((unsigned long long)(x))
@@ -18,9 +18,9 @@
 
 
 
-bool er_sw04_signature(const uint8_t *page0)
+bool er_swsusp2004_signature(const uint8_t *page0)
 {
-	return er_memcmp(page0 + ER_SW04_SIG_OFF, SWSUSP_FW_SIG, 10) == 0;
+	return er_memcmp(page0 + ER_SWSUSP2004_SIG_OFF, SWSUSP_FW_SIG, 10) == 0;
 }
 
 /* printable copy of a fixed-size field, always NUL-terminated (dst has n + 1 bytes) */
@@ -81,13 +81,13 @@ struct attempt {
 
 /* The swsusp_info page by the page 0 entry for `word`; accepted when it carries the
  * magic and the architecture tag that goes with that word size. */
-static enum er_reason try_word(struct er_sw04_image *img, const struct er_source *src, uint64_t entry,
+static enum er_reason try_word(struct er_swsusp2004_image *img, const struct er_source *src, uint64_t entry,
 			       unsigned word, uint8_t *page, struct er_error *err)
 {
-	unsigned type = er_sw04_swp_type(entry, word);
-	uint64_t off = er_sw04_swp_offset(entry, word);
+	unsigned type = er_swsusp2004_swp_type(entry, word);
+	uint64_t off = er_swsusp2004_swp_offset(entry, word);
 	uint32_t want_arch = word == 8 ? SWSUSP_FW_ARCH_X86_64 : SWSUSP_FW_ARCH_I386;
-	const uint8_t *tail = page + (word == 8 ? ER_SW04_TAIL64 : ER_SW04_TAIL32);
+	const uint8_t *tail = page + (word == 8 ? ER_SWSUSP2004_TAIL64 : ER_SWSUSP2004_TAIL32);
 	enum er_reason r;
 
 	if (off == 0 || off >= src->pages)
@@ -110,12 +110,12 @@ static enum er_reason try_word(struct er_sw04_image *img, const struct er_source
 	return ER_OK;
 }
 
-static enum er_reason check_info(struct er_sw04_image *img, const struct er_source *src, const uint8_t *h,
-				 const struct er_sw04_expect *exp, struct er_error *err)
+static enum er_reason check_info(struct er_swsusp2004_image *img, const struct er_source *src, const uint8_t *h,
+				 const struct er_swsusp2004_expect *exp, struct er_error *err)
 {
 	bool w8 = img->word == 8;
-	const uint8_t *tail = h + (w8 ? ER_SW04_TAIL64 : ER_SW04_TAIL32);
-	const uint8_t *slots = h + (w8 ? ER_SW04_SLOTS64 : ER_SW04_SLOTS32);
+	const uint8_t *tail = h + (w8 ? ER_SWSUSP2004_TAIL64 : ER_SWSUSP2004_TAIL32);
+	const uint8_t *slots = h + (w8 ? ER_SWSUSP2004_SLOTS64 : ER_SWSUSP2004_SLOTS32);
 	static const char *const uts_name[6] = { "sysname", "nodename", "release", "version", "machine", "domainname" };
 
 	img->fw_version = er_le32(tail + OT(fw_version));
@@ -187,7 +187,7 @@ static enum er_reason check_info(struct er_sw04_image *img, const struct er_sour
 		     ULL(exp->mem_pages));
 
 	/* page counts and the pagedir slots */
-	uint64_t need = ER_SW04_PD_PAGES(img->image_pages, img->pbe_size);
+	uint64_t need = ER_SWSUSP2004_PD_PAGES(img->image_pages, img->pbe_size);
 	if (need > SWSUSP_FW_PAGEDIR_SLOTS)
 		FAIL(err, ER_R_HEADER, "%llu image pages need %llu pagedir pages; swsusp_info has %u slots",
 		     ULL(img->image_pages), ULL(need), (unsigned)SWSUSP_FW_PAGEDIR_SLOTS);
@@ -236,8 +236,8 @@ static enum er_reason check_info(struct er_sw04_image *img, const struct er_sour
 	return ER_OK;
 }
 
-enum er_reason er_sw04_open(struct er_sw04_image *img, const struct er_source *src, uint8_t *page,
-			    const struct er_sw04_expect *exp, struct er_error *err)
+enum er_reason er_swsusp2004_open(struct er_swsusp2004_image *img, const struct er_source *src, uint8_t *page,
+			    const struct er_swsusp2004_expect *exp, struct er_error *err)
 {
 	struct attempt at[2];
 	unsigned words[2];
@@ -254,17 +254,17 @@ enum er_reason er_sw04_open(struct er_sw04_image *img, const struct er_source *s
 	r = er_source_read(src, 0, 1, page, err);
 	if (r)
 		return r;
-	if (!er_sw04_signature(page)) {
+	if (!er_swsusp2004_signature(page)) {
 		char sig[11];
-		copy_printable(sig, page + ER_SW04_SIG_OFF, 10);
+		copy_printable(sig, page + ER_SWSUSP2004_SIG_OFF, 10);
 		FAIL(err, ER_R_NO_SIGNATURE, "page 0 ends in \"%s\", not \"%s\"%s", sig, SWSUSP_FW_SIG,
 		     er_memcmp(sig, "S1SUSPEND", 10) == 0 ? " (a stock or modern hibernation image)" : "");
 	}
-	copy_printable(img->orig_sig, page + ER_SW04_ORIG_SIG_OFF, 10);
-	if (er_memcmp(page + ER_SW04_ORIG_SIG_OFF, "SWAPSPACE2", 10) != 0 &&
-	    er_memcmp(page + ER_SW04_ORIG_SIG_OFF, "SWAP-SPACE", 10) != 0)
+	copy_printable(img->orig_sig, page + ER_SWSUSP2004_ORIG_SIG_OFF, 10);
+	if (er_memcmp(page + ER_SWSUSP2004_ORIG_SIG_OFF, "SWAPSPACE2", 10) != 0 &&
+	    er_memcmp(page + ER_SWSUSP2004_ORIG_SIG_OFF, "SWAP-SPACE", 10) != 0)
 		FAIL(err, ER_R_HEADER, "orig_sig \"%s\" is not a swap signature", img->orig_sig);
-	uint64_t e32 = er_le32(page + ER_SW04_HDR_ENTRY32), e64 = er_le64(page + ER_SW04_HDR_ENTRY64);
+	uint64_t e32 = er_le32(page + ER_SWSUSP2004_HDR_ENTRY32), e64 = er_le64(page + ER_SWSUSP2004_HDR_ENTRY64);
 
 	/* the word size is the image's: try the loader's first, then the other one, so
 	 * that an image of the other architecture is named as such */
@@ -292,8 +292,8 @@ enum er_reason er_sw04_open(struct er_sw04_image *img, const struct er_source *s
 	return check_info(img, src, page, exp, err);
 }
 
-enum er_reason er_sw04_load_pagedir(struct er_sw04_image *img, const struct er_source *src, uint8_t *pd_buf,
-				    uint64_t cap_pages, const struct er_sw04_expect *exp, struct er_error *err)
+enum er_reason er_swsusp2004_load_pagedir(struct er_swsusp2004_image *img, const struct er_source *src, uint8_t *pd_buf,
+				    uint64_t cap_pages, const struct er_swsusp2004_expect *exp, struct er_error *err)
 {
 	uint64_t n = img->pagedir_pages, per_page, k = 0;
 	unsigned w = img->word;
@@ -347,8 +347,8 @@ enum er_reason er_sw04_load_pagedir(struct er_sw04_image *img, const struct er_s
 				     ULL(pfn), ULL(exp->mem_pages));
 			if (addr < img->page_offset || (addr & PAGE_MASK_LOW))
 				FAIL(err, ER_R_PFN, "pbe %llu: address 0x%llx is no page of the direct map", ULL(k), ULL(addr));
-			unsigned type = er_sw04_swp_type(swap, w);
-			uint64_t off = er_sw04_swp_offset(swap, w);
+			unsigned type = er_swsusp2004_swp_type(swap, w);
+			uint64_t off = er_swsusp2004_swp_offset(swap, w);
 			if (type != img->swap_type)
 				FAIL(err, ER_R_MAP, "pbe %llu: swap entry 0x%llx of type %u, the header's is %u", ULL(k),
 				     ULL(swap), type, img->swap_type);
@@ -410,8 +410,8 @@ static bool contains(const uint64_t *a, uint64_t n, uint64_t v)
 	return lo < n && a[lo] == v;
 }
 
-enum er_reason er_sw04_stream(struct er_sw04_image *img, const struct er_source *src,
-			      const struct er_sw04_buffers *buf, const struct er_sw04_sink *sink,
+enum er_reason er_swsusp2004_stream(struct er_swsusp2004_image *img, const struct er_source *src,
+			      const struct er_swsusp2004_buffers *buf, const struct er_swsusp2004_sink *sink,
 			      struct er_error *err)
 {
 	uint64_t n = img->image_pages, per_page = ER_PAGE_SIZE / (img->pbe_size ? img->pbe_size : 1);
@@ -432,7 +432,7 @@ enum er_reason er_sw04_stream(struct er_sw04_image *img, const struct er_source 
 			uint64_t orig = er_get_word(p + (w == 8 ? OPB64(orig_address) : OPB32(orig_address)), w);
 			uint64_t swap = er_get_word(p + (w == 8 ? OPB64(swap_address) : OPB32(swap_address)), w);
 			pfns[k] = (orig - img->page_offset) / ER_PAGE_SIZE;
-			swaps[k] = er_sw04_swp_offset(swap, w);
+			swaps[k] = er_swsusp2004_swp_offset(swap, w);
 			if (k && pfns[k] <= pfns[k - 1])
 				img->ascending = false;
 		}

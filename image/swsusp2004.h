@@ -16,15 +16,15 @@
  * SWSUSP_FW_TYPE_BITS bits of the word, offset (in pages) below it.
  *
  * Use, like image/reader.h:
- *   er_sw04_open()          page 0 + the swsusp_info page, checked against what the
+ *   er_swsusp2004_open()          page 0 + the swsusp_info page, checked against what the
  *                           caller knows of the machine (the seeds' sanity_check())
- *   er_sw04_load_pagedir()  every pagedir page into a caller buffer, each pbe checked
- *   er_sw04_stream()        data pages in ascending PFN order, through a sink
- * Pure and freestanding (image/shim.h only), no allocation, no mutable globals. */
+ *   er_swsusp2004_load_pagedir()  every pagedir page into a caller buffer, each pbe checked
+ *   er_swsusp2004_stream()        data pages in ascending PFN order, through a sink
+ * Pure and freestanding (image/freestanding.h only), no allocation, no mutable globals. */
 #ifndef EFIRESUME_IMAGE_SWSUSP2004_H
 #define EFIRESUME_IMAGE_SWSUSP2004_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/reader.h"
 
 /* The on-disk layout. The text between the two marker lines is, byte for byte, the
@@ -138,48 +138,48 @@ struct swsusp_fw_header64 {
 
 /* The layout as the reader uses it (tests/unit/test_swsusp2004.c also checks these
  * with offsetof; _Static_assert keeps the header honest in every build, -m32 too). */
-#define ER_SW04_SIG_OFF        4086u
-#define ER_SW04_ORIG_SIG_OFF   4076u
-#define ER_SW04_HDR_ENTRY32    4072u
-#define ER_SW04_HDR_ENTRY64    4068u
-#define ER_SW04_TAIL32         3488u
-#define ER_SW04_TAIL64         3512u
-#define ER_SW04_SLOTS32        416u
-#define ER_SW04_SLOTS64        440u
+#define ER_SWSUSP2004_SIG_OFF        4086u
+#define ER_SWSUSP2004_ORIG_SIG_OFF   4076u
+#define ER_SWSUSP2004_HDR_ENTRY32    4072u
+#define ER_SWSUSP2004_HDR_ENTRY64    4068u
+#define ER_SWSUSP2004_TAIL32         3488u
+#define ER_SWSUSP2004_TAIL64         3512u
+#define ER_SWSUSP2004_SLOTS32        416u
+#define ER_SWSUSP2004_SLOTS64        440u
 _Static_assert(sizeof(struct swsusp_fw_uts) == 390, "uts");
 _Static_assert(sizeof(struct swsusp_fw_tail) == 64, "tail");
-_Static_assert(__builtin_offsetof(struct swsusp_fw_info32, pagedir) == ER_SW04_SLOTS32, "info32");
-_Static_assert(__builtin_offsetof(struct swsusp_fw_info32, fw) == ER_SW04_TAIL32, "info32");
-_Static_assert(__builtin_offsetof(struct swsusp_fw_info64, pagedir) == ER_SW04_SLOTS64, "info64");
-_Static_assert(__builtin_offsetof(struct swsusp_fw_info64, fw) == ER_SW04_TAIL64, "info64");
+_Static_assert(__builtin_offsetof(struct swsusp_fw_info32, pagedir) == ER_SWSUSP2004_SLOTS32, "info32");
+_Static_assert(__builtin_offsetof(struct swsusp_fw_info32, fw) == ER_SWSUSP2004_TAIL32, "info32");
+_Static_assert(__builtin_offsetof(struct swsusp_fw_info64, pagedir) == ER_SWSUSP2004_SLOTS64, "info64");
+_Static_assert(__builtin_offsetof(struct swsusp_fw_info64, fw) == ER_SWSUSP2004_TAIL64, "info64");
 _Static_assert(__builtin_offsetof(struct swsusp_fw_info64, num_physpages) == 400, "info64");
 _Static_assert(sizeof(struct swsusp_fw_info32) == 4096 && sizeof(struct swsusp_fw_info64) == 4096, "one page");
 _Static_assert(sizeof(struct swsusp_fw_pbe32) == 16 && sizeof(struct swsusp_fw_pbe64) == 32, "pbe");
 _Static_assert(sizeof(struct swsusp_fw_header32) == 4096 && sizeof(struct swsusp_fw_header64) == 4096, "header");
-_Static_assert(__builtin_offsetof(struct swsusp_fw_header32, swsusp_info) == ER_SW04_HDR_ENTRY32, "header32");
-_Static_assert(__builtin_offsetof(struct swsusp_fw_header64, swsusp_info) == ER_SW04_HDR_ENTRY64, "header64");
-_Static_assert(__builtin_offsetof(struct swsusp_fw_header64, sig) == ER_SW04_SIG_OFF, "header64");
+_Static_assert(__builtin_offsetof(struct swsusp_fw_header32, swsusp_info) == ER_SWSUSP2004_HDR_ENTRY32, "header32");
+_Static_assert(__builtin_offsetof(struct swsusp_fw_header64, swsusp_info) == ER_SWSUSP2004_HDR_ENTRY64, "header64");
+_Static_assert(__builtin_offsetof(struct swsusp_fw_header64, sig) == ER_SWSUSP2004_SIG_OFF, "header64");
 
 /* SUSPEND_PD_PAGES() of include/linux/suspend.h: pagedir pages for n pbes */
-#define ER_SW04_PD_PAGES(n, pbe_size) ((uint64_t)(n) * (pbe_size) / ER_PAGE_SIZE + 1)
+#define ER_SWSUSP2004_PD_PAGES(n, pbe_size) ((uint64_t)(n) * (pbe_size) / ER_PAGE_SIZE + 1)
 
 /* swp_entry_t of linux/swapops.h for a word of `word` bytes */
-static inline unsigned er_sw04_swp_type(uint64_t e, unsigned word)
+static inline unsigned er_swsusp2004_swp_type(uint64_t e, unsigned word)
 {
 	return (unsigned)(e >> (word * 8 - SWSUSP_FW_TYPE_BITS)) & ((1u << SWSUSP_FW_TYPE_BITS) - 1);
 }
-static inline uint64_t er_sw04_swp_offset(uint64_t e, unsigned word)
+static inline uint64_t er_swsusp2004_swp_offset(uint64_t e, unsigned word)
 {
 	return e & ((1ull << (word * 8 - SWSUSP_FW_TYPE_BITS)) - 1);
 }
-static inline uint64_t er_sw04_swp_entry(unsigned type, uint64_t offset, unsigned word)
+static inline uint64_t er_swsusp2004_swp_entry(unsigned type, uint64_t offset, unsigned word)
 {
-	return ((uint64_t)type << (word * 8 - SWSUSP_FW_TYPE_BITS)) | er_sw04_swp_offset(offset, word);
+	return ((uint64_t)type << (word * 8 - SWSUSP_FW_TYPE_BITS)) | er_swsusp2004_swp_offset(offset, word);
 }
 
 /* What the loader knows of this machine: the seeds' sanity_check() compares the image
  * with the running kernel; the firmware compares it with these. */
-struct er_sw04_expect {
+struct er_swsusp2004_expect {
 	enum er_arch arch;     /* the loader's; ER_ARCH_UNKNOWN accepts either (tools) */
 	uint32_t page_size;    /* 4096; 0: not checked */
 	uint64_t mem_pages;    /* num_physpages the kernel would compute here (highest RAM
@@ -187,7 +187,7 @@ struct er_sw04_expect {
 	uint32_t cpus;         /* processors the firmware reports; 0: not checked */
 };
 
-struct er_sw04_image {
+struct er_swsusp2004_image {
 	/* page 0 */
 	char orig_sig[11];
 	uint64_t info_page;             /* swap offset of the swsusp_info page */
@@ -203,54 +203,54 @@ struct er_sw04_image {
 	uint32_t fw_version, fw_page_size;
 	uint64_t entry, entry_phys, cr3, page_offset, nosave_begin, nosave_end;
 	uint32_t pagedir[SWSUSP_FW_PAGEDIR_SLOTS];
-	/* er_sw04_load_pagedir */
+	/* er_swsusp2004_load_pagedir */
 	const uint8_t *pd;              /* pagedir_pages pages, as read */
-	/* er_sw04_stream */
+	/* er_swsusp2004_stream */
 	uint64_t delivered;             /* data pages handed to the sink */
 	uint64_t reads;                 /* device reads for them */
 	bool ascending;                 /* the pbes were already in ascending PFN order */
 };
 
 /* Page 0 carries SWSUSP_FW_SIG (for a loader choosing between readers). */
-bool er_sw04_signature(const uint8_t *page0);
+bool er_swsusp2004_signature(const uint8_t *page0);
 
 /* Page 0 and the swsusp_info page; page_buf: one 4096-byte scratch page. */
-enum er_reason er_sw04_open(struct er_sw04_image *img, const struct er_source *src, uint8_t *page_buf,
-			    const struct er_sw04_expect *exp, struct er_error *err);
+enum er_reason er_swsusp2004_open(struct er_swsusp2004_image *img, const struct er_source *src, uint8_t *page_buf,
+			    const struct er_swsusp2004_expect *exp, struct er_error *err);
 
 /* The pagedir pages into pd_buf (cap_pages pages; img->pagedir_pages are needed),
  * every pbe checked: PFN in the image's memory, outside .data.nosave, below
  * exp->mem_pages when given, data page inside the partition, padding entry 0, the
  * unused tail of the last pagedir pages empty. */
-enum er_reason er_sw04_load_pagedir(struct er_sw04_image *img, const struct er_source *src, uint8_t *pd_buf,
-				    uint64_t cap_pages, const struct er_sw04_expect *exp, struct er_error *err);
+enum er_reason er_swsusp2004_load_pagedir(struct er_swsusp2004_image *img, const struct er_source *src, uint8_t *pd_buf,
+				    uint64_t cap_pages, const struct er_swsusp2004_expect *exp, struct er_error *err);
 
 /* Receives the data pages. plan() sees every PFN, ascending, before the first page();
  * page() then gets each page with its PFN in that order. A non-zero return stops the
  * stream with ER_R_SINK (put the reason in err->detail). */
-struct er_sw04_sink {
+struct er_swsusp2004_sink {
 	void *ctx;
-	int (*plan)(void *ctx, const struct er_sw04_image *img, const uint64_t *pfns, uint64_t n,
+	int (*plan)(void *ctx, const struct er_swsusp2004_image *img, const uint64_t *pfns, uint64_t n,
 		    struct er_error *err);
 	int (*page)(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *err);
 };
 
-/* Caller-owned buffers for er_sw04_stream:
+/* Caller-owned buffers for er_swsusp2004_stream:
  *   io:    io_pages (>= 1) pages of read buffer; runs of consecutive swap pages are
  *          read together up to this size
  *   pfns:  img->image_pages entries (handed to plan(), sorted)
  *   swaps: img->image_pages entries (the data pages' swap offsets, scratch) */
-struct er_sw04_buffers {
+struct er_swsusp2004_buffers {
 	uint8_t *io;
 	uint64_t io_pages;
 	uint64_t *pfns;
 	uint64_t *swaps;
 };
 
-/* After er_sw04_load_pagedir: sorts the pbes by PFN (refusing a PFN named twice and
+/* After er_swsusp2004_load_pagedir: sorts the pbes by PFN (refusing a PFN named twice and
  * an image without the entry routine's or cr3's page), then streams. */
-enum er_reason er_sw04_stream(struct er_sw04_image *img, const struct er_source *src,
-			      const struct er_sw04_buffers *buf, const struct er_sw04_sink *sink,
+enum er_reason er_swsusp2004_stream(struct er_swsusp2004_image *img, const struct er_source *src,
+			      const struct er_swsusp2004_buffers *buf, const struct er_swsusp2004_sink *sink,
 			      struct er_error *err);
 
 #endif

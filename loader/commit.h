@@ -13,7 +13,7 @@
 #ifndef EFIRESUME_LOADER_COMMIT_H
 #define EFIRESUME_LOADER_COMMIT_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 enum {
 	ER_PNR_MAP_TOO_SMALL = 1,   /* get_map: the buffer is too small (and may not grow) */

@@ -3,7 +3,7 @@
 #ifndef EFIRESUME_LOADER_CONFIG_H
 #define EFIRESUME_LOADER_CONFIG_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #define ER_CONF_FILE        "efiresume.conf"
 #define ER_CONF_PATH_MAX    256     /* bytes of a fallback path, NUL included */

@@ -7,13 +7,13 @@
  * `resume-offset N` in efiresume.conf, or by systemd's HibernateLocation variable
  * (the filesystem's UUID and the offset). */
 #include "loader/loader.h"
-#include "loader/hibloc.h"
+#include "loader/location.h"
 #include "loader/select.h"
 
 /* systemd's vendor GUID, under which it stores HibernateLocation */
 static const EFI_GUID systemd_guid = { 0x8cf2644b, 0x4b0b, 0x428f, { 0x93, 0x87, 0x6d, 0x87, 0x60, 0x50, 0xdc, 0x67 } };
 
-static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, struct er_hibloc *h, BOOLEAN *present)
+static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, struct er_location *h, BOOLEAN *present)
 {
 	char *data = NULL;
 	UINTN size = 0;
@@ -21,7 +21,7 @@ static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, struct er
 	if (EFI_ERROR(er_get_variable(name, guid, 4096, (void **)&data, &size)))
 		return FALSE;
 	*present = TRUE;
-	if (!er_hibloc_parse(data, size, h)) {
+	if (!er_location_parse(data, size, h)) {
 		log_warn(L"%s is not the JSON systemd writes; ignored\n", name);
 	} else {
 		char u[37];
@@ -42,7 +42,7 @@ static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, struct er
  * have one shape; ours is read first. */
 static const CHAR16 *loc_name = L"HibernateLocation";
 
-static BOOLEAN read_hibloc(struct er_hibloc *h, BOOLEAN *ours)
+static BOOLEAN read_location_var(struct er_location *h, BOOLEAN *ours)
 {
 	*ours = FALSE;
 	if (read_location(ER_LOCATION_VAR, &er_vendor_guid, h, ours)) {
@@ -85,7 +85,7 @@ static void try_swap_file(struct er_blockdev *d, UINT64 at, const CHAR16 *why, U
 
 /* HibernateLocation names a swap file: the partition whose filesystem has that UUID
  * (only the configured one, when `resume` names one). */
-static void find_hibloc_file(const struct er_config *cfg, const struct er_hibloc *hl, struct er_blockdev *devs,
+static void find_location_file(const struct er_config *cfg, const struct er_location *hl, struct er_blockdev *devs,
 			     UINTN ndevs, struct er_swapdev *image)
 {
 	UINTN pages = (ER_FS_UUID_BYTES + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE, matched = 0;
@@ -129,7 +129,7 @@ static void find_hibloc_file(const struct er_config *cfg, const struct er_hibloc
 }
 
 /* Swap partitions: page 0 of each, then the choice (loader/select.c). */
-static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_hibloc *hl, struct er_blockdev *devs,
+static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_location *hl, struct er_blockdev *devs,
 				 UINTN ndevs, UINT8 *page, struct er_swapdev *image)
 {
 	struct er_candidate *cand = NULL;
@@ -212,9 +212,9 @@ EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, 
 {
 	UINT8 *page;
 	EFI_STATUS err;
-	struct er_hibloc hl;
+	struct er_location hl;
 	BOOLEAN ours = FALSE;
-	BOOLEAN have_hl = read_hibloc(&hl, &ours);
+	BOOLEAN have_hl = read_location_var(&hl, &ours);
 
 	er_memset(image, 0, sizeof(*image));
 	image->kind = ER_SWAP_NONE;
@@ -240,7 +240,7 @@ EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, 
 	/* 2. a swap file named by the location variable: that and nothing else (when it is
 	 * not there, another image would be an older one) */
 	if (have_hl && hl.offset) {
-		find_hibloc_file(cfg, &hl, devs, ndevs, image);
+		find_location_file(cfg, &hl, devs, ndevs, image);
 		goto out;
 	}
 	/* 3. swap partitions */

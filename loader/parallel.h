@@ -27,7 +27,7 @@
 #ifndef EFIRESUME_LOADER_PARALLEL_H
 #define EFIRESUME_LOADER_PARALLEL_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/reader.h"
 
 #define ER_PAR_HELPERS 7u      /* helper CPUs at most (8 CPUs in all) */

@@ -14,7 +14,7 @@
 #ifndef EFIRESUME_LOADER_PLAN_H
 #define EFIRESUME_LOADER_PLAN_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/reader.h"
 
 /* What the plan needs from the firmware. Statuses: 0 on success, otherwise the
@@ -87,7 +87,7 @@ struct er_plan {
 /* Zeroes the plan and sets its memory operations (before er_plan_sink). */
 void er_plan_init(struct er_plan *p, const struct er_plan_mem *mem);
 
-/* The sink for er_image_stream / er_sw04_stream. */
+/* The sink for er_image_stream / er_swsusp2004_stream. */
 struct er_sink er_plan_sink(struct er_plan *p);
 
 /* Safe pages: `pages` consecutive frames none of which is an image PFN, held until

@@ -7,9 +7,9 @@
 #include "image/e820.h"
 #include "image/fmt.h"
 #include "image/swsusp2004.h"
-#include "loader/decpar.h"
+#include "loader/dec_cpus.h"
 #include "loader/commit.h"
-#include "loader/hibloc.h"
+#include "loader/location.h"
 #include "image/crc32.h"
 
 #define IO_PAGES 512   /* 2 MiB per read */
@@ -337,8 +337,8 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 		goto out;
 	}
 	/* with more CPUs, they decompress (and checksum) chunks while this one reads */
-	struct er_decpar dp;
-	BOOLEAN par = img.comp != ER_COMP_NONE && er_decpar_start(&dp);
+	struct er_dec_cpus dp;
+	BOOLEAN par = img.comp != ER_COMP_NONE && er_dec_cpus_start(&dp);
 	if (par)
 		log_info(L"%a: decompressing on %ld more CPU(s)\n", dev->id, (UINT64)dp.nhelpers);
 	struct er_stream_buffers bufs = { io, IO_PAGES, unc, l->pfns, par ? &dp.engine : NULL };
@@ -351,7 +351,7 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 		log_info(L"%a: %ld of %ld chunks decompressed by the helper CPU(s)\n", dev->id, (UINT64)dp.helper_jobs,
 			 img.chunks);
 		/* never commit while a helper CPU may still be writing */
-		if (!er_decpar_stop(&dp) && r == ER_OK) {
+		if (!er_dec_cpus_stop(&dp) && r == ER_OK) {
 			r = ER_R_CPUS;
 			er_snprintf(e.detail, sizeof(e.detail), "a helper CPU did not confirm that it stopped");
 		}
@@ -385,25 +385,25 @@ out:
 }
 
 /* The seeds' 2004 format, as written by a kernel with kernel-patch/ applied. */
-static int sw04_plan(void *ctx, const struct er_sw04_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
+static int swsusp2004_plan(void *ctx, const struct er_swsusp2004_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
 {
 	struct progress *pr = ctx;
 	(void)img;
 	return progress_plan(pr, NULL, pfns, n, err);
 }
 
-static EFI_STATUS load_sw04(const struct er_blockdev *dev, struct er_source *src, struct source_ctx *sc,
+static EFI_STATUS load_swsusp2004(const struct er_blockdev *dev, struct er_source *src, struct source_ctx *sc,
 			    UINT8 *page, struct loaded *l, UINT64 t_start)
 {
-	struct er_sw04_image img;
+	struct er_swsusp2004_image img;
 	struct er_error e = { 0 };
-	struct er_sw04_expect exp = { LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
+	struct er_swsusp2004_expect exp = { LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
 	UINT8 *pd = NULL, *io = NULL;
 	UINT64 *swaps = NULL, pd_pages = 0, list_pages = 0, t_verify, t_stream;
 	enum er_reason r;
 	EFI_STATUS err = EFI_ABORTED;
 
-	r = er_sw04_open(&img, src, page, &exp, &e);
+	r = er_swsusp2004_open(&img, src, page, &exp, &e);
 	if (r)
 		return refuse(dev, r, e.detail);
 	log_info(L"%a: 2004 swsusp image (firmware format %d) of %a %a, %ld pages in %ld pagedir pages, entry 0x%lx\n",
@@ -417,17 +417,17 @@ static EFI_STATUS load_sw04(const struct er_blockdev *dev, struct er_source *src
 		err = refuse(dev, ER_R_NOMEM, "no memory for the pagedir");
 		goto out;
 	}
-	r = er_sw04_load_pagedir(&img, src, pd, pd_pages, &exp, &e);
+	r = er_swsusp2004_load_pagedir(&img, src, pd, pd_pages, &exp, &e);
 	if (r) {
 		err = refuse(dev, r, e.detail);
 		goto out;
 	}
 	t_verify = er_time_us();
-	struct er_sw04_buffers bufs = { io, IO_PAGES, l->pfns, swaps };
+	struct er_swsusp2004_buffers bufs = { io, IO_PAGES, l->pfns, swaps };
 	struct progress pr;
 	progress_init(&pr, &l->plan, img.image_pages);
-	struct er_sw04_sink sink = { &pr, sw04_plan, progress_page };
-	r = er_sw04_stream(&img, src, &bufs, &sink, &e);
+	struct er_swsusp2004_sink sink = { &pr, swsusp2004_plan, progress_page };
+	r = er_swsusp2004_stream(&img, src, &bufs, &sink, &e);
 	t_stream = er_time_us();
 	err = progress_end(&pr, dev, r, e.detail);
 	if (EFI_ERROR(err)) {
@@ -475,10 +475,10 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	err = er_blockdev_read(dev, sd->header_page * ER_PAGE_SIZE, page0, ER_PAGE_SIZE);
 	if (EFI_ERROR(err))
 		goto out;
-	if (er_sw04_signature(page0) && sd->header_page != 0)
+	if (er_swsusp2004_signature(page0) && sd->header_page != 0)
 		err = refuse(dev, ER_R_OTHER, "a 2004-format image in a swap file");
-	else if (er_sw04_signature(page0))
-		err = load_sw04(dev, &src, &sc, page, &l, t_start);
+	else if (er_swsusp2004_signature(page0))
+		err = load_swsusp2004(dev, &src, &sc, page, &l, t_start);
 	else
 		err = load_modern(dev, &src, &sc, page, &l, t_start);
 	if (EFI_ERROR(err))
@@ -580,9 +580,9 @@ BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n)
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
 		return FALSE;
 	if (sd->kind == ER_SWAP_IMAGE_2004) {
-		struct er_sw04_image img;
-		struct er_sw04_expect exp = { LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
-		if (er_sw04_open(&img, &src, page, &exp, &e) == ER_OK) {
+		struct er_swsusp2004_image img;
+		struct er_swsusp2004_expect exp = { LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
+		if (er_swsusp2004_open(&img, &src, page, &exp, &e) == ER_OK) {
 			er_snprintf(out, n, "a hibernated %s %s (2004 format) on %s: %llu MiB", img.sysname, img.release,
 				    dev->id, (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20));
 			ok = TRUE;

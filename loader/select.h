@@ -3,7 +3,7 @@
 #ifndef EFIRESUME_LOADER_SELECT_H
 #define EFIRESUME_LOADER_SELECT_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 struct er_candidate {
 	uint8_t kind;           /* enum er_swap_kind of its page 0 */

@@ -5,7 +5,7 @@
  * system used the disk) would be corrupted by the resume. Nothing is written to disk. */
 #include "loader/loader.h"
 #include "loader/seen.h"
-#include "loader/hibloc.h"
+#include "loader/location.h"
 #include "image/fmt.h"
 
 #define SEEN_VAR ER_SEEN_VAR

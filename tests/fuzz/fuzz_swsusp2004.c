@@ -35,12 +35,12 @@ static int dev_read(void *ctx, uint64_t page, uint64_t count, void *buf)
 }
 
 struct seen {
-	const struct er_sw04_image *img;
+	const struct er_swsusp2004_image *img;
 	uint64_t planned, got, last;
 	const uint64_t *pfns;
 };
 
-static int s_plan(void *ctx, const struct er_sw04_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
+static int s_plan(void *ctx, const struct er_swsusp2004_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
 {
 	struct seen *s = ctx;
 	(void)err;
@@ -81,20 +81,20 @@ static uint64_t build(uint8_t *dev, const uint8_t *cfg)
 	uint64_t n = 2 + cfg[1] % 36;             /* image pages, >= 2: entry and cr3 */
 	unsigned type = cfg[2] % 32;
 	bool reverse = cfg[0] & 2;
-	uint64_t pd_pages = ER_SW04_PD_PAGES(n, pbe), info = 1 + n + pd_pages;
+	uint64_t pd_pages = ER_SWSUSP2004_PD_PAGES(n, pbe), info = 1 + n + pd_pages;
 	uint64_t po = word == 8 ? 0x0000010000000000ull : 0xc0000000ull, phys = n + 10;
 
 	memset(dev, 0, (info + 1) * PAGE);
 	memcpy(dev + 4076, "SWAPSPACE2", 10);
 	memcpy(dev + 4086, SWSUSP_FW_SIG, 10);
-	put_word(dev + (word == 8 ? ER_SW04_HDR_ENTRY64 : ER_SW04_HDR_ENTRY32), word, er_sw04_swp_entry(type, info, word));
+	put_word(dev + (word == 8 ? ER_SWSUSP2004_HDR_ENTRY64 : ER_SWSUSP2004_HDR_ENTRY32), word, er_swsusp2004_swp_entry(type, info, word));
 	for (uint64_t k = 0; k < n; k++) {
 		uint64_t pfn = reverse ? n - k : k + 1;
 		uint8_t *p = dev + (1 + n) * PAGE + k * pbe;
 		memset(dev + (1 + k) * PAGE, (int)pfn, PAGE);
 		put_word(p, word, po + (phys + k) * PAGE);
 		put_word(p + word, word, po + pfn * PAGE);
-		put_word(p + 2 * word, word, er_sw04_swp_entry(type, 1 + k, word));
+		put_word(p + 2 * word, word, er_swsusp2004_swp_entry(type, 1 + k, word));
 	}
 	uint8_t *h = dev + info * PAGE;
 	memcpy(h, "Linux", 6);
@@ -114,10 +114,10 @@ static uint64_t build(uint8_t *dev, const uint8_t *cfg)
 		er_put_le32(h + offsetof(struct swsusp_fw_info32, pagedir_pages), (uint32_t)pd_pages);
 		er_put_le32(h + offsetof(struct swsusp_fw_info32, suspend_pagedir), (uint32_t)po);
 	}
-	uint8_t *slots = h + (word == 8 ? ER_SW04_SLOTS64 : ER_SW04_SLOTS32);
+	uint8_t *slots = h + (word == 8 ? ER_SWSUSP2004_SLOTS64 : ER_SWSUSP2004_SLOTS32);
 	for (uint64_t i = 0; i < pd_pages; i++)
 		er_put_le32(slots + 4 * i, (uint32_t)(1 + n + i));
-	uint8_t *t = h + (word == 8 ? ER_SW04_TAIL64 : ER_SW04_TAIL32);
+	uint8_t *t = h + (word == 8 ? ER_SWSUSP2004_TAIL64 : ER_SWSUSP2004_TAIL32);
 	er_put_le32(t + offsetof(struct swsusp_fw_tail, fw_magic), SWSUSP_FW_MAGIC);
 	er_put_le32(t + offsetof(struct swsusp_fw_tail, fw_version), SWSUSP_FW_VERSION);
 	er_put_le32(t + offsetof(struct swsusp_fw_tail, fw_arch), word == 8 ? SWSUSP_FW_ARCH_X86_64 : SWSUSP_FW_ARCH_I386);
@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	uint8_t mode = data[0];
 	static const enum er_arch arches[4] = { ER_ARCH_I386, ER_ARCH_X86_64, ER_ARCH_UNKNOWN, ER_ARCH_I386 };
-	struct er_sw04_expect exp = { arches[(mode >> 1) & 3], PAGE, 0, 0 };
+	struct er_swsusp2004_expect exp = { arches[(mode >> 1) & 3], PAGE, 0, 0 };
 	uint64_t io_pages = 1 + ((mode >> 3) & 3) * 3;
 	struct dev d;
 
@@ -166,10 +166,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	struct er_source src = { &d, d.pages, dev_read, 0 };
-	struct er_sw04_image img;
+	struct er_swsusp2004_image img;
 	struct er_error err;
 	uint8_t *page = malloc(PAGE);
-	enum er_reason r = er_sw04_open(&img, &src, page, &exp, &err);
+	enum er_reason r = er_swsusp2004_open(&img, &src, page, &exp, &err);
 	if (r == ER_OK) {
 		if ((img.word != 4 && img.word != 8) || img.pbe_size != 4 * img.word || img.pagedir_pages == 0 ||
 		    img.pagedir_pages > SWSUSP_FW_PAGEDIR_SLOTS || img.image_pages == 0 ||
@@ -177,13 +177,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (exp.arch != ER_ARCH_UNKNOWN && img.arch != exp.arch))
 			abort();
 		uint8_t *pd = malloc(img.pagedir_pages * PAGE);
-		r = er_sw04_load_pagedir(&img, &src, pd, img.pagedir_pages, &exp, &err);
+		r = er_swsusp2004_load_pagedir(&img, &src, pd, img.pagedir_pages, &exp, &err);
 		if (r == ER_OK) {
-			struct er_sw04_buffers b = { malloc(io_pages * PAGE), io_pages, malloc(img.image_pages * 8),
+			struct er_swsusp2004_buffers b = { malloc(io_pages * PAGE), io_pages, malloc(img.image_pages * 8),
 						     malloc(img.image_pages * 8) };
 			struct seen s = { &img, 0, 0, 0, NULL };
-			struct er_sw04_sink sink = { &s, s_plan, s_page };
-			r = er_sw04_stream(&img, &src, &b, &sink, &err);
+			struct er_swsusp2004_sink sink = { &s, s_plan, s_page };
+			r = er_swsusp2004_stream(&img, &src, &b, &sink, &err);
 			if (r == ER_OK && (s.got != img.image_pages || img.delivered != img.image_pages))
 				abort();
 			if (r != ER_OK && err.reason != r)

@@ -7,7 +7,7 @@
 # entry creation (-C, which needs a real disk) is played by a wrapper that writes the
 # HD()/File() load option efibootmgr would write, and logs its arguments.
 # Oracles: efiresume's own parsers (loader/config.c reads the efiresume.conf the tool
-# wrote; loader/hibloc.c reads EfiresumeLocation; the loader's swap and filesystem UUID
+# wrote; loader/location.c reads EfiresumeLocation; the loader's swap and filesystem UUID
 # readers read the devices), efibootmgr -v (reads the entries), blkid, cmp.
 # Needs root (tmpfs mounts). Prints "ok:"/"FAIL:" lines and ends with "N passed, N failed".
 #   tests/host/test-install.sh        (from the top of the tree; builds its helper with gcc)
@@ -41,7 +41,7 @@ cat >"$W/oracle.c" <<'EOF'
 #include <stdlib.h>
 #include <string.h>
 #include "loader/config.h"
-#include "loader/hibloc.h"
+#include "loader/location.h"
 static unsigned char buf[1 << 20];
 static size_t slurp(const char *p, size_t max)
 {
@@ -68,10 +68,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "hibloc")) {   /* an efivarfs file: 4 attribute bytes first */
-		struct er_hibloc h;
+		struct er_location h;
 		char u[37];
 		size_t n = slurp(argv[2], sizeof(buf));
-		if (n < 4 || !er_hibloc_parse((const char *)buf + 4, n - 4, &h)) {
+		if (n < 4 || !er_location_parse((const char *)buf + 4, n - 4, &h)) {
 			printf("unparsable\n");
 			return 1;
 		}
@@ -103,10 +103,10 @@ int main(int argc, char **argv)
 }
 EOF
 # linked like the unit tests: with the host objects make builds (build/host), else the sources
-if [ -e "$TOP/build/host/loader/hibloc.o" ] && [ -e "$TOP/build/host/loader/config.o" ]; then
-	srcs=("$TOP"/build/host/image/*.o "$TOP/build/host/loader/config.o" "$TOP/build/host/loader/hibloc.o")
+if [ -e "$TOP/build/host/loader/location.o" ] && [ -e "$TOP/build/host/loader/config.o" ]; then
+	srcs=("$TOP"/build/host/image/*.o "$TOP/build/host/loader/config.o" "$TOP/build/host/loader/location.o")
 else
-	srcs=("$TOP"/image/*.c "$TOP/loader/config.c" "$TOP/loader/hibloc.c")
+	srcs=("$TOP"/image/*.c "$TOP/loader/config.c" "$TOP/loader/location.c")
 fi
 gcc -O1 -I"$TOP" -DEFIRESUME_HOST "$W/oracle.c" "${srcs[@]}" -o "$W/oracle" || { fail "cannot build the oracle"; finish; }
 ORACLE=$W/oracle

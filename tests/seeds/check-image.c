@@ -1,6 +1,6 @@
 /* seeds-check: the writer side of the seeds test, on the host. Reads the image the
  * seeds writer (tests/seeds/writer.c) left on a swap partition with efiresume's own
- * reader (image/swsusp2004.h: er_sw04_open, er_sw04_load_pagedir, er_sw04_stream)
+ * reader (image/swsusp2004.h: er_swsusp2004_open, er_swsusp2004_load_pagedir, er_swsusp2004_stream)
  * and checks what only the writer knows:
  *   - the reader accepts it for ARCH (sanity checks, pagedir, every pbe, the stream)
  *   - page counts, when given
@@ -51,7 +51,7 @@ struct keep {
 	uint64_t n, cap;
 };
 
-static int k_plan(void *ctx, const struct er_sw04_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
+static int k_plan(void *ctx, const struct er_swsusp2004_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
 {
 	struct keep *k = ctx;
 	(void)img;
@@ -133,15 +133,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct er_source src = { &fs, num(argv[4]) / PAGE, fd_read, 0 };
-	struct er_sw04_expect exp = { x64 ? ER_ARCH_X86_64 : ER_ARCH_I386, PAGE, 0, 0 };
-	struct er_sw04_image img;
+	struct er_swsusp2004_expect exp = { x64 ? ER_ARCH_X86_64 : ER_ARCH_I386, PAGE, 0, 0 };
+	struct er_swsusp2004_image img;
 	struct er_error err = { 0 };
 	static uint8_t page[PAGE];
 	uint64_t page_offset = x64 ? (uint64_t)SEEDS_PAGE_OFFSET_X64 : (uint64_t)SEEDS_PAGE_OFFSET_I386;
 
 	printf("seeds-check (%s) %s at %s:\n", argv[1], argv[2], argv[3]);
-	enum er_reason r = er_sw04_open(&img, &src, page, &exp, &err);
-	CHECK(r == ER_OK, "er_sw04_open: %s%s%s", er_reason_name(r), r ? ": " : "", r ? err.detail : "");
+	enum er_reason r = er_swsusp2004_open(&img, &src, page, &exp, &err);
+	CHECK(r == ER_OK, "er_swsusp2004_open: %s%s%s", er_reason_name(r), r ? ": " : "", r ? err.detail : "");
 	if (r)
 		return 1;
 	printf("  image: %s %s %s, orig_sig %s, swsusp_info at page %llu (type %u), %u cpu(s), num_physpages %llu\n",
@@ -154,16 +154,16 @@ int main(int argc, char **argv)
 	       (unsigned long long)img.nosave_begin, (unsigned long long)img.nosave_end);
 
 	uint8_t *pd = malloc(img.pagedir_pages * PAGE);
-	r = er_sw04_load_pagedir(&img, &src, pd, img.pagedir_pages, &exp, &err);
-	CHECK(r == ER_OK, "er_sw04_load_pagedir: %s%s%s", er_reason_name(r), r ? ": " : "", r ? err.detail : "");
+	r = er_swsusp2004_load_pagedir(&img, &src, pd, img.pagedir_pages, &exp, &err);
+	CHECK(r == ER_OK, "er_swsusp2004_load_pagedir: %s%s%s", er_reason_name(r), r ? ": " : "", r ? err.detail : "");
 	if (r)
 		return 1;
 	struct keep keep = { 0 };
 	uint64_t n = img.image_pages;
-	struct er_sw04_buffers b = { malloc(64 * PAGE), 64, malloc(n * 8), malloc(n * 8) };
-	struct er_sw04_sink sink = { &keep, k_plan, k_page };
-	r = er_sw04_stream(&img, &src, &b, &sink, &err);
-	CHECK(r == ER_OK && keep.n == n, "er_sw04_stream: %s%s%s (%llu pages delivered, %llu reads)", er_reason_name(r),
+	struct er_swsusp2004_buffers b = { malloc(64 * PAGE), 64, malloc(n * 8), malloc(n * 8) };
+	struct er_swsusp2004_sink sink = { &keep, k_plan, k_page };
+	r = er_swsusp2004_stream(&img, &src, &b, &sink, &err);
+	CHECK(r == ER_OK && keep.n == n, "er_swsusp2004_stream: %s%s%s (%llu pages delivered, %llu reads)", er_reason_name(r),
 	      r ? ": " : "", r ? err.detail : "", (unsigned long long)keep.n, (unsigned long long)img.reads);
 	if (r)
 		return 1;

@@ -697,10 +697,10 @@ static unsigned fls64(UINT64 x)
 /* calc_order() of the seeds (patch 6/25), verbatim arithmetic (get_bitmask_order = fls) */
 static void calc_order(UINT64 *nr, unsigned *order_out)
 {
-	int diff, order = (int)fls64(ER_SW04_PD_PAGES(*nr, sizeof(pbe_t)));
+	int diff, order = (int)fls64(ER_SWSUSP2004_PD_PAGES(*nr, sizeof(pbe_t)));
 	*nr += 1ull << order;
 	do {
-		diff = (int)fls64(ER_SW04_PD_PAGES(*nr, sizeof(pbe_t))) - order;
+		diff = (int)fls64(ER_SWSUSP2004_PD_PAGES(*nr, sizeof(pbe_t))) - order;
 		if (diff) {
 			order += diff;
 			*nr += 1ull << diff;
@@ -915,7 +915,7 @@ static void write_suspend_image(UINT64 pd_pages)
 	for (UINT64 k = 0; k < n; k += WRITE_CHUNK) {
 		UINT64 c = n - k < WRITE_CHUNK ? n - k : WRITE_CHUNK;
 		for (UINT64 j = 0; j < c; j++)
-			pagedir[k + j].swap_address = er_sw04_swp_entry(type, next + j, WORD);
+			pagedir[k + j].swap_address = er_swsusp2004_swp_entry(type, next + j, WORD);
 		write_or_fail(next, c, (void *)(UINTN)(copies_phys + k * PAGE), "data pages");
 		next += c;
 	}
@@ -940,7 +940,7 @@ static void write_suspend_image(UINT64 pd_pages)
 	header_t *h = (header_t *)page0;
 	copy_bytes(h->orig_sig, h->sig, 10);
 	copy_bytes(h->sig, SWSUSP_FW_SIG, 10);
-	h->swsusp_info = er_sw04_swp_entry(type, info_off, WORD);
+	h->swsusp_info = er_swsusp2004_swp_entry(type, info_off, WORD);
 	write_or_fail(0, 1, page0, "page 0");
 	swap_bio->FlushBlocks(swap_bio);
 }
@@ -1050,7 +1050,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	UINT64 n = saveable;
 	unsigned order;
 	calc_order(&n, &order);
-	UINT64 pd_pages = ER_SW04_PD_PAGES(n, sizeof(pbe_t));
+	UINT64 pd_pages = ER_SWSUSP2004_PD_PAGES(n, sizeof(pbe_t));
 	if (pd_pages > SWSUSP_FW_PAGEDIR_SLOTS) {
 		struct line l = { .n = 0 };
 		put(&l, "SEEDS-TEST: refused: image needs ");

@@ -14,7 +14,7 @@
 #include <openssl/evp.h>
 
 #include "image/aes.h"
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #include "codec_data.h"   /* the seeded generator */
 

@@ -13,7 +13,7 @@
 
 #include "image/fsprint.h"
 #include "loader/seen.h"
-#include "loader/hibloc.h"
+#include "loader/location.h"
 
 static char dir[] = "/tmp/efiresume-fsprint-XXXXXX";
 

@@ -13,7 +13,7 @@
 #include <openssl/evp.h>
 
 #include "image/pbkdf2.h"
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #include "codec_data.h"   /* the seeded generator */
 

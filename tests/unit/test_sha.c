@@ -15,7 +15,7 @@
 #include <openssl/hmac.h>
 
 #include "image/sha.h"
-#include "image/shim.h"
+#include "image/freestanding.h"
 #include "image/wipe.h"
 
 #include "codec_data.h"   /* the seeded generator */

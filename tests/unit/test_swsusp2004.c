@@ -75,10 +75,10 @@ static unsigned fls64(uint64_t x)
 /* calc_order() of the seeds (patch 6/25), verbatim arithmetic */
 static void calc_order(uint64_t *nr_copy_pages, unsigned pbe, unsigned *order_out)
 {
-	int diff, order = (int)fls64(ER_SW04_PD_PAGES(*nr_copy_pages, pbe));
+	int diff, order = (int)fls64(ER_SWSUSP2004_PD_PAGES(*nr_copy_pages, pbe));
 	*nr_copy_pages += 1ull << order;
 	do {
-		diff = (int)fls64(ER_SW04_PD_PAGES(*nr_copy_pages, pbe)) - order;
+		diff = (int)fls64(ER_SWSUSP2004_PD_PAGES(*nr_copy_pages, pbe)) - order;
 		if (diff) {
 			order += diff;
 			*nr_copy_pages += 1ull << diff;
@@ -147,7 +147,7 @@ static void write_image(const struct wcfg *c, struct wimg *w)
 	uint64_t n = saveable;
 	calc_order(&n, pbe, &order);
 	w->n = n;
-	w->pd_pages = ER_SW04_PD_PAGES(n, pbe);
+	w->pd_pages = ER_SWSUSP2004_PD_PAGES(n, pbe);
 	if (c->dry) {
 		/* write_pagedir() is where the patch refuses */
 		w->rc = w->pd_pages > SWSUSP_FW_PAGEDIR_SLOTS ? -EFBIG : 0;
@@ -234,7 +234,7 @@ static void write_image(const struct wcfg *c, struct wimg *w)
 	for (k = 0; k < n; k++) {
 		uint64_t off = next++;
 		memcpy(w->dev + off * PAGE, w->copy + k * PAGE, PAGE);
-		put_word(pbe_at(pd, pbe, k) + PBE_OFF(word, swap_address), word, er_sw04_swp_entry(c->swap_type, off, word));
+		put_word(pbe_at(pd, pbe, k) + PBE_OFF(word, swap_address), word, er_swsusp2004_swp_entry(c->swap_type, off, word));
 	}
 	/* write_pagedir() */
 	if (w->pd_pages > SWSUSP_FW_PAGEDIR_SLOTS) {
@@ -279,14 +279,14 @@ static void write_image(const struct wcfg *c, struct wimg *w)
 			memcpy(&hdr, p0, sizeof(hdr));
 			memcpy(hdr.orig_sig, hdr.sig, 10);
 			memcpy(hdr.sig, SWSUSP_FW_SIG, 10);
-			hdr.swsusp_info = er_sw04_swp_entry(c->swap_type, w->info_off, 8);
+			hdr.swsusp_info = er_swsusp2004_swp_entry(c->swap_type, w->info_off, 8);
 			memcpy(p0, &hdr, sizeof(hdr));
 		} else {
 			struct swsusp_fw_header32 hdr;
 			memcpy(&hdr, p0, sizeof(hdr));
 			memcpy(hdr.orig_sig, hdr.sig, 10);
 			memcpy(hdr.sig, SWSUSP_FW_SIG, 10);
-			hdr.swsusp_info = (uint32_t)er_sw04_swp_entry(c->swap_type, w->info_off, 4);
+			hdr.swsusp_info = (uint32_t)er_swsusp2004_swp_entry(c->swap_type, w->info_off, 4);
 			memcpy(p0, &hdr, sizeof(hdr));
 		}
 	}
@@ -351,7 +351,7 @@ struct collect {
 	bool order_ok, content_ok;
 };
 
-static int c_plan(void *ctx, const struct er_sw04_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
+static int c_plan(void *ctx, const struct er_swsusp2004_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
 {
 	struct collect *c = ctx;
 	(void)img;
@@ -386,14 +386,14 @@ static int c_page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error 
 }
 
 struct run {
-	struct er_sw04_image img;
+	struct er_swsusp2004_image img;
 	struct er_error err;
 	struct collect col;
 	struct memdev dev;
 };
 
 /* open + load_pagedir + stream; fail_page / refusals set in r before the call */
-static enum er_reason run_reader(const struct wimg *w, const struct er_sw04_expect *exp, struct run *r,
+static enum er_reason run_reader(const struct wimg *w, const struct er_swsusp2004_expect *exp, struct run *r,
 				 uint64_t io_pages)
 {
 	uint8_t page[PAGE];
@@ -403,18 +403,18 @@ static enum er_reason run_reader(const struct wimg *w, const struct er_sw04_expe
 	r->dev.data = w->dev;
 	r->dev.pages = w->dev_pages;
 	r->col.w = w;
-	rc = er_sw04_open(&r->img, &src, page, exp, &r->err);
+	rc = er_swsusp2004_open(&r->img, &src, page, exp, &r->err);
 	if (rc)
 		return rc;
 	uint8_t *pd = malloc(r->img.pagedir_pages * PAGE);
 	assert_non_null(pd);
-	rc = er_sw04_load_pagedir(&r->img, &src, pd, r->img.pagedir_pages, exp, &r->err);
+	rc = er_swsusp2004_load_pagedir(&r->img, &src, pd, r->img.pagedir_pages, exp, &r->err);
 	if (!rc) {
 		uint64_t n = r->img.image_pages;
-		struct er_sw04_buffers b = { malloc(io_pages * PAGE), io_pages, malloc(n * 8), malloc(n * 8) };
-		struct er_sw04_sink sink = { &r->col, c_plan, c_page };
+		struct er_swsusp2004_buffers b = { malloc(io_pages * PAGE), io_pages, malloc(n * 8), malloc(n * 8) };
+		struct er_swsusp2004_sink sink = { &r->col, c_plan, c_page };
 		assert_true(b.io && b.pfns && b.swaps);
-		rc = er_sw04_stream(&r->img, &src, &b, &sink, &r->err);
+		rc = er_swsusp2004_stream(&r->img, &src, &b, &sink, &r->err);
 		free(b.io);
 		free(b.pfns);
 		free(b.swaps);
@@ -431,10 +431,10 @@ static void fresh(struct run *r)
 	r->col.order_ok = r->col.content_ok = true;
 }
 
-static const struct er_sw04_expect exp_i386 = { ER_ARCH_I386, 4096, 0, 0 };
-static const struct er_sw04_expect exp_x64 = { ER_ARCH_X86_64, 4096, 0, 0 };
+static const struct er_swsusp2004_expect exp_i386 = { ER_ARCH_I386, 4096, 0, 0 };
+static const struct er_swsusp2004_expect exp_x64 = { ER_ARCH_X86_64, 4096, 0, 0 };
 
-static void expect_ok(const struct wimg *w, const struct er_sw04_expect *exp, struct run *r, uint64_t io)
+static void expect_ok(const struct wimg *w, const struct er_swsusp2004_expect *exp, struct run *r, uint64_t io)
 {
 	fresh(r);
 	enum er_reason rc = run_reader(w, exp, r, io);
@@ -455,7 +455,7 @@ static void expect_ok(const struct wimg *w, const struct er_sw04_expect *exp, st
 	assert_string_equal(r->img.orig_sig, "SWAPSPACE2");
 }
 
-static void expect_refusal(const struct wimg *w, const struct er_sw04_expect *exp, enum er_reason want,
+static void expect_refusal(const struct wimg *w, const struct er_swsusp2004_expect *exp, enum er_reason want,
 			   const char *detail_part)
 {
 	struct run r;
@@ -528,26 +528,26 @@ static void test_layout_offsets(void **state)
 	assert_int_equal(offsetof(struct swsusp_fw_header64, sig), 4086);
 	assert_int_equal(sizeof(SWSUSP_FW_SIG), 10);
 	/* SUSPEND_PD_PAGES: 256 (i386) / 128 (x86_64) pbes per page, always +1 */
-	assert_int_equal(ER_SW04_PD_PAGES(255, 16), 1);
-	assert_int_equal(ER_SW04_PD_PAGES(256, 16), 2);
-	assert_int_equal(ER_SW04_PD_PAGES(128, 32), 2);
-	assert_int_equal(ER_SW04_PD_PAGES(768 * 256 - 1, 16), 768);
-	assert_int_equal(ER_SW04_PD_PAGES(768 * 256, 16), 769);
+	assert_int_equal(ER_SWSUSP2004_PD_PAGES(255, 16), 1);
+	assert_int_equal(ER_SWSUSP2004_PD_PAGES(256, 16), 2);
+	assert_int_equal(ER_SWSUSP2004_PD_PAGES(128, 32), 2);
+	assert_int_equal(ER_SWSUSP2004_PD_PAGES(768 * 256 - 1, 16), 768);
+	assert_int_equal(ER_SWSUSP2004_PD_PAGES(768 * 256, 16), 769);
 }
 
 static void test_swp_entry_encoding(void **state)
 {
 	(void)state;
 	/* linux/swapops.h: type in the top 5 bits, offset below */
-	assert_int_equal(er_sw04_swp_entry(3, 12345, 4), (3ull << 27) | 12345);
-	assert_int_equal(er_sw04_swp_type((3ull << 27) | 12345, 4), 3);
-	assert_int_equal(er_sw04_swp_offset((3ull << 27) | 12345, 4), 12345);
-	assert_int_equal(er_sw04_swp_type(0xffffffffull, 4), 31);
-	assert_int_equal(er_sw04_swp_offset(0xffffffffull, 4), (1ull << 27) - 1);
-	assert_int_equal(er_sw04_swp_entry(3, 12345, 8), (3ull << 59) | 12345);
-	assert_int_equal(er_sw04_swp_type((31ull << 59) | 7, 8), 31);
-	assert_int_equal(er_sw04_swp_offset((31ull << 59) | 7, 8), 7);
-	assert_int_equal(er_sw04_swp_entry(0, 1ull << 40, 8), 1ull << 40);
+	assert_int_equal(er_swsusp2004_swp_entry(3, 12345, 4), (3ull << 27) | 12345);
+	assert_int_equal(er_swsusp2004_swp_type((3ull << 27) | 12345, 4), 3);
+	assert_int_equal(er_swsusp2004_swp_offset((3ull << 27) | 12345, 4), 12345);
+	assert_int_equal(er_swsusp2004_swp_type(0xffffffffull, 4), 31);
+	assert_int_equal(er_swsusp2004_swp_offset(0xffffffffull, 4), (1ull << 27) - 1);
+	assert_int_equal(er_swsusp2004_swp_entry(3, 12345, 8), (3ull << 59) | 12345);
+	assert_int_equal(er_swsusp2004_swp_type((31ull << 59) | 7, 8), 31);
+	assert_int_equal(er_swsusp2004_swp_offset((31ull << 59) | 7, 8), 7);
+	assert_int_equal(er_swsusp2004_swp_entry(0, 1ull << 40, 8), 1ull << 40);
 }
 
 /* ------------------------------------------------------------------ drift */
@@ -725,7 +725,7 @@ static void test_drift_patch_vs_header(void **state)
 static void test_drift_detects_change(void **state)
 {
 	(void)state;
-	char path[1200], tmp[] = "/tmp/sw04-drift-XXXXXX", why[300] = "";
+	char path[1200], tmp[] = "/tmp/swsusp2004-drift-XXXXXX", why[300] = "";
 	struct block h = { 0 }, p = { 0 };
 
 	find_top();
@@ -776,7 +776,7 @@ static void test_roundtrip_i386(void **state)
 	/* consecutive swap pages are read together */
 	assert_true(r.img.reads < w.n / 4);
 	/* page by page works too, and so does a machine check that agrees */
-	struct er_sw04_expect e = { ER_ARCH_I386, 4096, 1200, 1 };
+	struct er_swsusp2004_expect e = { ER_ARCH_I386, 4096, 1200, 1 };
 	expect_ok(&w, &e, &r, 1);
 	assert_int_equal(r.img.reads, w.n);
 	free_image(&w);
@@ -801,7 +801,7 @@ static void test_roundtrip_x86_64(void **state)
 	assert_int_equal(r.img.cpus, 2);
 	assert_true(r.img.entry >= KTEXT64);
 	/* a tool that does not know the architecture */
-	struct er_sw04_expect any = { ER_ARCH_UNKNOWN, 0, 0, 0 };
+	struct er_swsusp2004_expect any = { ER_ARCH_UNKNOWN, 0, 0, 0 };
 	expect_ok(&w, &any, &r, 3);
 	assert_int_equal(r.img.arch, ER_ARCH_X86_64);
 	free_image(&w);
@@ -899,9 +899,9 @@ static void c_orig_sig(struct wimg *w) { memcpy(w->dev + 4076, "garbage!!!", 10)
 static void c_hdr_entry(struct wimg *w)
 {
 	if (w->word == 8)
-		er_put_le64(w->dev + 4068, er_sw04_swp_entry(1, w->dev_pages + 5, 8));
+		er_put_le64(w->dev + 4068, er_swsusp2004_swp_entry(1, w->dev_pages + 5, 8));
 	else
-		er_put_le32(w->dev + 4072, (uint32_t)er_sw04_swp_entry(1, w->dev_pages + 5, 4));
+		er_put_le32(w->dev + 4072, (uint32_t)er_swsusp2004_swp_entry(1, w->dev_pages + 5, 4));
 }
 static void c_magic(struct wimg *w) { er_put_le32(tail_of(w) + offsetof(struct swsusp_fw_tail, fw_magic), 0x12345678); }
 static void c_version(struct wimg *w) { er_put_le32(tail_of(w) + offsetof(struct swsusp_fw_tail, fw_version), 2); }
@@ -936,9 +936,9 @@ static void c_entry_in_nosave(struct wimg *w)
 	er_put_le64(tail_of(w) + offsetof(struct swsusp_fw_tail, fw_nosave_begin), w->entry_phys & ~4095ull);
 	er_put_le64(tail_of(w) + offsetof(struct swsusp_fw_tail, fw_nosave_end), (w->entry_phys & ~4095ull) + 4096);
 }
-static void c_pbe_swap_outside(struct wimg *w) { SET_PBE(w, 5, swap_address, er_sw04_swp_entry(1, w->dev_pages + 100, w->word)); }
-static void c_pbe_swap_zero(struct wimg *w) { SET_PBE(w, 6, swap_address, er_sw04_swp_entry(1, 0, w->word)); }
-static void c_pbe_swap_type(struct wimg *w) { SET_PBE(w, 7, swap_address, er_sw04_swp_entry(4, 9, w->word)); }
+static void c_pbe_swap_outside(struct wimg *w) { SET_PBE(w, 5, swap_address, er_swsusp2004_swp_entry(1, w->dev_pages + 100, w->word)); }
+static void c_pbe_swap_zero(struct wimg *w) { SET_PBE(w, 6, swap_address, er_swsusp2004_swp_entry(1, 0, w->word)); }
+static void c_pbe_swap_type(struct wimg *w) { SET_PBE(w, 7, swap_address, er_swsusp2004_swp_entry(4, 9, w->word)); }
 static void c_pbe_swap_pte_encoding(struct wimg *w)
 {
 	/* the pte encoding (type << 1 | offset << 8) is not what swsusp stores */
@@ -1028,7 +1028,7 @@ static void test_sanity_mismatches(void **state)
 	struct wimg w;
 	write_image(&c, &w);
 
-	struct er_sw04_expect e = exp_i386;
+	struct er_swsusp2004_expect e = exp_i386;
 	e.mem_pages = 1300;   /* the seeds' "memory size" */
 	expect_refusal(&w, &e, ER_R_E820, "memory size: image 1200 pages, this machine 1300");
 	e = exp_i386;
@@ -1055,20 +1055,20 @@ static void test_pfn_beyond_machine(void **state)
 	struct wimg w;
 	write_image(&c, &w);
 	/* num_physpages unchecked (0), but this machine has only 500 pages */
-	struct er_sw04_expect e = { ER_ARCH_I386, 4096, 0, 0 };
+	struct er_swsusp2004_expect e = { ER_ARCH_I386, 4096, 0, 0 };
 	struct run r;
 	fresh(&r);
 	uint8_t page[PAGE];
 	struct er_source src = { &r.dev, w.dev_pages, mem_read, 0 };
 	r.dev.data = w.dev;
 	r.dev.pages = w.dev_pages;
-	assert_int_equal(er_sw04_open(&r.img, &src, page, &e, &r.err), ER_OK);
+	assert_int_equal(er_swsusp2004_open(&r.img, &src, page, &e, &r.err), ER_OK);
 	e.mem_pages = 500;
 	uint8_t *pd = malloc(r.img.pagedir_pages * PAGE);
-	assert_int_equal(er_sw04_load_pagedir(&r.img, &src, pd, r.img.pagedir_pages, &e, &r.err), ER_R_PFN_NOT_RAM);
+	assert_int_equal(er_swsusp2004_load_pagedir(&r.img, &src, pd, r.img.pagedir_pages, &e, &r.err), ER_R_PFN_NOT_RAM);
 	assert_non_null(strstr(r.err.detail, "this machine's 500 pages"));
 	/* too small a buffer for the pagedir */
-	assert_int_equal(er_sw04_load_pagedir(&r.img, &src, pd, r.img.pagedir_pages - 1, NULL, &r.err), ER_R_NOMEM);
+	assert_int_equal(er_swsusp2004_load_pagedir(&r.img, &src, pd, r.img.pagedir_pages - 1, NULL, &r.err), ER_R_NOMEM);
 	free(pd);
 	free_image(&w);
 }
@@ -1173,26 +1173,26 @@ static void test_small_and_plain_devices(void **state)
 	uint8_t dev[4 * PAGE], page[PAGE];
 	struct memdev md = { dev, 3, -1, 0 };
 	struct er_source src = { &md, 3, mem_read, 0 };
-	struct er_sw04_image img;
+	struct er_swsusp2004_image img;
 	struct er_error err;
 
 	memset(dev, 0, sizeof(dev));
 	memcpy(dev + 4086, "SWAPSPACE2", 10);
-	assert_int_equal(er_sw04_open(&img, &src, page, &exp_i386, &err), ER_R_NO_SIGNATURE);
+	assert_int_equal(er_swsusp2004_open(&img, &src, page, &exp_i386, &err), ER_R_NO_SIGNATURE);
 	src.pages = md.pages = 4;
-	assert_int_equal(er_sw04_open(&img, &src, page, &exp_i386, &err), ER_R_NO_SIGNATURE);
+	assert_int_equal(er_swsusp2004_open(&img, &src, page, &exp_i386, &err), ER_R_NO_SIGNATURE);
 	assert_non_null(strstr(err.detail, "SWAPSPACE2"));
-	assert_false(er_sw04_signature(dev));
+	assert_false(er_swsusp2004_signature(dev));
 	memcpy(dev + 4086, SWSUSP_FW_SIG, 10);
-	assert_true(er_sw04_signature(dev));
+	assert_true(er_swsusp2004_signature(dev));
 	/* the signature alone, the rest empty */
 	memcpy(dev + 4076, "SWAPSPACE2", 10);
-	assert_int_equal(er_sw04_open(&img, &src, page, &exp_i386, &err), ER_R_MAP);
+	assert_int_equal(er_swsusp2004_open(&img, &src, page, &exp_i386, &err), ER_R_MAP);
 	/* stream and load without open */
 	memset(&img, 0, sizeof(img));
-	assert_int_equal(er_sw04_load_pagedir(&img, &src, dev, 4, NULL, &err), ER_R_OTHER);
-	struct er_sw04_buffers b = { page, 1, NULL, NULL };
-	assert_int_equal(er_sw04_stream(&img, &src, &b, NULL, &err), ER_R_OTHER);
+	assert_int_equal(er_swsusp2004_load_pagedir(&img, &src, dev, 4, NULL, &err), ER_R_OTHER);
+	struct er_swsusp2004_buffers b = { page, 1, NULL, NULL };
+	assert_int_equal(er_swsusp2004_stream(&img, &src, &b, NULL, &err), ER_R_OTHER);
 }
 
 /* a stock 2.6.8 image: S1SUSPEND, no tail. Refused, never misread. */

@@ -1,7 +1,7 @@
-/* libFuzzer target for loader/hibloc.c (systemd's HibernateLocation, efiresume's
+/* libFuzzer target for loader/location.c (systemd's HibernateLocation, efiresume's
  * EfiresumeLocation).
  *
- * er_hibloc_parse on an exactly sized heap copy of the input (ASan sees any read
+ * er_location_parse on an exactly sized heap copy of the input (ASan sees any read
  * beyond it). Checked against image/json read directly:
  *  - accepted only when the input is a JSON document whose top level is an object;
  *  - the parsed uuid, formatted, equals the "uuid" string (case-insensitively);
@@ -19,10 +19,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "loader/hibloc.h"
+#include "loader/location.h"
 #include "image/json.h"
 
-static const struct er_hibloc zero;
+static const struct er_location zero;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,9 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	struct er_hibloc h;
+	struct er_location h;
 	memset(&h, 0xa5, sizeof(h));
-	bool ok = er_hibloc_parse(buf, size, &h);
+	bool ok = er_location_parse(buf, size, &h);
 
 	struct er_json root, v;
 	int jr = er_json_parse(buf, size, &root, NULL);

@@ -1,6 +1,6 @@
 /* Internal to image/: return a refusal reason with a formatted detail. */
-#ifndef EFIRESUME_IMAGE_FAIL_H
-#define EFIRESUME_IMAGE_FAIL_H
+#ifndef EFIRESUME_IMAGE_REFUSAL_H
+#define EFIRESUME_IMAGE_REFUSAL_H
 
 #include "image/fmt.h"
 

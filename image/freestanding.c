@@ -1,5 +1,5 @@
-/* Freestanding implementations of the shim (see shim.h). */
-#include "shim.h"
+/* Freestanding implementations of the shim (see freestanding.h). */
+#include "freestanding.h"
 
 void *er_memcpy(void *dst, const void *src, size_t n)
 {

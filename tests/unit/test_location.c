@@ -1,4 +1,4 @@
-/* Host tests for loader/hibloc.c (systemd HibernateLocation). */
+/* Host tests for loader/location.c (systemd HibernateLocation). */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "loader/hibloc.h"
+#include "loader/location.h"
 
 static const uint8_t want_uuid[16] = { 0x5b, 0x3a, 0x0c, 0x9e, 0x11, 0x22, 0x43, 0x44,
 				       0x85, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc };
@@ -23,8 +23,8 @@ static void test_systemd_example(void **state)
 	const char j[] = "{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,"
 			 "\"kernelVersion\":\"6.1.0-57-cloud-amd64\",\"osReleaseId\":\"debian\","
 			 "\"osReleaseVersionId\":\"12\"}";
-	struct er_hibloc h;
-	assert_true(er_hibloc_parse(j, sizeof(j), &h));   /* NUL included, as stored */
+	struct er_location h;
+	assert_true(er_location_parse(j, sizeof(j), &h));   /* NUL included, as stored */
 	assert_memory_equal(h.uuid, want_uuid, 16);
 	assert_int_equal(h.offset, 0);
 	assert_string_equal(h.kernel, "6.1.0-57-cloud-amd64");
@@ -38,8 +38,8 @@ static void test_swapfile_offset_and_spacing(void **state)
 	(void)state;
 	const char j[] = " {\n \"offset\" : 34816 ,\n \"nested\": {\"a\":[1,2,{\"b\":\"}\"}]},\n"
 			 " \"uuid\" : \"5B3A0C9E-1122-4344-8566-778899AABBCC\" }\n";
-	struct er_hibloc h;
-	assert_true(er_hibloc_parse(j, strlen(j), &h));
+	struct er_location h;
+	assert_true(er_location_parse(j, strlen(j), &h));
 	assert_int_equal(h.offset, 34816);
 	assert_memory_equal(h.uuid, want_uuid, 16);
 	assert_string_equal(h.kernel, "");
@@ -55,35 +55,35 @@ static void test_malformed(void **state)
 		"{\"offset\":,\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\"}",
 		"{\"x\":\"unterminated}",
 	};
-	struct er_hibloc h;
+	struct er_location h;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_false(er_hibloc_parse(bad[i], strlen(bad[i]), &h));
+		assert_false(er_location_parse(bad[i], strlen(bad[i]), &h));
 }
 
 static void test_truncations_never_overrun(void **state)
 {
 	(void)state;
 	const char j[] = "{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"k\":[\"\\u00e9\"]}";
-	struct er_hibloc h;
+	struct er_location h;
 	/* every prefix is parsed from a heap copy of exactly that size (ASan checks bounds) */
 	for (size_t n = 0; n < sizeof(j) - 1; n++) {
 		char *c = malloc(n ? n : 1);
 		memcpy(c, j, n);
-		assert_false(er_hibloc_parse(c, n, &h));
+		assert_false(er_location_parse(c, n, &h));
 		free(c);
 	}
-	assert_true(er_hibloc_parse(j, sizeof(j) - 1, &h));
+	assert_true(er_location_parse(j, sizeof(j) - 1, &h));
 }
 
 #define UUID "\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\""
 
-static bool parse_str(const char *j, struct er_hibloc *h)
+static bool parse_str(const char *j, struct er_location *h)
 {
 	/* an exactly sized heap copy: ASan sees any read beyond it */
 	size_t n = strlen(j);
 	char *c = malloc(n ? n : 1);
 	memcpy(c, j, n);
-	bool ok = er_hibloc_parse(c, n, h);
+	bool ok = er_location_parse(c, n, h);
 	free(c);
 	return ok;
 }
@@ -94,7 +94,7 @@ static bool parse_str(const char *j, struct er_hibloc *h)
 static void test_values_of_every_kind(void **state)
 {
 	(void)state;
-	struct er_hibloc h;
+	struct er_location h;
 	assert_true(parse_str("{\"n\":12345,\"t\":true,\"f\":false,\"z\":null,\"x\":-1.5e3," UUID
 			      ",\"offset\":34816,\"a\":[1,\"x\",{\"b\":null}],\"s\":\"}\"}", &h));
 	assert_memory_equal(h.uuid, want_uuid, 16);
@@ -129,7 +129,7 @@ static void test_values_of_every_kind(void **state)
 static void test_offset_range(void **state)
 {
 	(void)state;
-	struct er_hibloc h;
+	struct er_location h;
 	assert_true(parse_str("{" UUID ",\"offset\":18446744073709551615}", &h));
 	assert_true(h.offset == UINT64_MAX);
 	const char *bad[] = { "18446744073709551616", "18446744073709551617", "36893488147419103232",
@@ -150,7 +150,7 @@ static void test_offset_range(void **state)
 static void test_device(void **state)
 {
 	(void)state;
-	struct er_hibloc h;
+	struct er_location h;
 	assert_true(parse_str("{" UUID ",\"offset\":0,\"device\":\"8:2\",\"kernelVersion\":\"6.1.0-28-amd64\"}", &h));
 	assert_true(h.have_device);
 	assert_int_equal(h.dev_major, 8);
@@ -175,7 +175,7 @@ static void test_device(void **state)
 static void test_systemd_all_members(void **state)
 {
 	(void)state;
-	struct er_hibloc h;
+	struct er_location h;
 	assert_true(parse_str("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":1234567,"
 			      "\"kernelVersion\":\"6.12.9+bpo-amd64\",\"osReleaseId\":\"debian\","
 			      "\"osReleaseImageId\":\"img\",\"osReleaseVersionId\":\"12\","
@@ -269,5 +269,5 @@ int main(void)
 		cmocka_unit_test(test_fs_uuid_ext4_mkfs),
 		cmocka_unit_test(test_fs_uuid_xfs_btrfs_none),
 	};
-	return cmocka_run_group_tests_name("hibloc", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("location", tests, NULL, NULL);
 }

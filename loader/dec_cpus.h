@@ -4,29 +4,29 @@
  * The EFI face of the parallel engine (loader/parallel.h), whose shared state is
  * static (a late helper CPU can only find it closed); this struct, on the caller's
  * stack, is touched by the boot CPU only. */
-#ifndef EFIRESUME_LOADER_DECPAR_H
-#define EFIRESUME_LOADER_DECPAR_H
+#ifndef EFIRESUME_LOADER_DEC_CPUS_H
+#define EFIRESUME_LOADER_DEC_CPUS_H
 
 #include "efi/efi.h"
 #include "image/reader.h"
 
-#define ER_DECPAR_HELPERS 7    /* helper CPUs at most (8 CPUs in all) */
-#define ER_DECPAR_JOB_MS 2000  /* a wait gives up on a helper's chunk after this long idle */
-#define ER_DECPAR_STOP_MS 2000 /* the stop waits this long for helpers to leave (and again for the firmware) */
+#define ER_DEC_CPUS_HELPERS 7    /* helper CPUs at most (8 CPUs in all) */
+#define ER_DEC_CPUS_JOB_MS 2000  /* a wait gives up on a helper's chunk after this long idle */
+#define ER_DEC_CPUS_STOP_MS 2000 /* the stop waits this long for helpers to leave (and again for the firmware) */
 
-struct er_decpar {
+struct er_dec_cpus {
 	struct er_dec_engine engine;  /* hand to er_stream_buffers.dec */
 	UINTN nhelpers;               /* helper CPUs started */
 	UINTN helper_jobs;            /* jobs the helpers ran (the boot CPU runs the rest) */
 };
 
-/* Starts helpers on up to ER_DECPAR_HELPERS other CPUs; FALSE (and nothing running)
+/* Starts helpers on up to ER_DEC_CPUS_HELPERS other CPUs; FALSE (and nothing running)
  * when there is no other CPU (or an earlier run left a CPU unaccounted for): the
  * reader then decompresses inline. */
-BOOLEAN er_decpar_start(struct er_decpar *dp);
-/* Stops the helpers (idempotent; after er_decpar_start, always call it). TRUE when
+BOOLEAN er_dec_cpus_start(struct er_dec_cpus *dp);
+/* Stops the helpers (idempotent; after er_dec_cpus_start, always call it). TRUE when
  * every helper is confirmed out (by itself and by the firmware). FALSE: a helper may
  * still be running and writing: the image must be refused, nothing committed. */
-BOOLEAN er_decpar_stop(struct er_decpar *dp);
+BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp);
 
 #endif

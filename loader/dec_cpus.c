@@ -1,6 +1,6 @@
 /* The parallel decompression engine on EFI MP services: loader/parallel.c with the
  * CPU operations of efi/mp.c. */
-#include "loader/decpar.h"
+#include "loader/dec_cpus.h"
 #include "loader/parallel.h"
 #include "efi/mp.h"
 
@@ -15,23 +15,23 @@ static unsigned submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t i
 
 static int wait(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc)
 {
-	struct er_decpar *dp = ctx;
+	struct er_dec_cpus *dp = ctx;
 	BOOLEAN failed = engine.failed != 0;
 	int r = er_par_wait(&engine, ticket, out_len, crc);
 	dp->helper_jobs = engine.helper_jobs;
 	if (!failed && engine.failed) {
 		if (engine.failed == ER_PAR_E_TIMEOUT && engine.fault_helper)
 			log_warn(L"helper CPU %ld did not finish a chunk within %ld ms; not resuming\n",
-				 er_mp_helper_cpu(engine.fault_helper - 1), (UINT64)ER_DECPAR_JOB_MS);
+				 er_mp_helper_cpu(engine.fault_helper - 1), (UINT64)ER_DEC_CPUS_JOB_MS);
 		else if (engine.failed == ER_PAR_E_TIMEOUT)
-			log_warn(L"a helper CPU did not finish a chunk within %ld ms; not resuming\n", (UINT64)ER_DECPAR_JOB_MS);
+			log_warn(L"a helper CPU did not finish a chunk within %ld ms; not resuming\n", (UINT64)ER_DEC_CPUS_JOB_MS);
 		else
 			log_warn(L"parallel decompression: %a\n", er_par_strerror(engine.failed));
 	}
 	return r;
 }
 
-BOOLEAN er_decpar_start(struct er_decpar *dp)
+BOOLEAN er_dec_cpus_start(struct er_dec_cpus *dp)
 {
 	static const struct er_par_ops ops = {
 		NULL, er_mp_helper_start, er_mp_helper_join, er_mp_now_us, er_mp_relax, NULL,
@@ -39,16 +39,16 @@ BOOLEAN er_decpar_start(struct er_decpar *dp)
 	unsigned want = er_mp_helpers_available();
 
 	er_memset(dp, 0, sizeof(*dp));
-	if (want > ER_DECPAR_HELPERS)
-		want = ER_DECPAR_HELPERS;
+	if (want > ER_DEC_CPUS_HELPERS)
+		want = ER_DEC_CPUS_HELPERS;
 	if (want == 0)
 		return FALSE;
 	if (engine.broken) {
 		log_warn(L"a helper CPU of an earlier load is unaccounted for: decompressing on this CPU only\n");
 		return FALSE;
 	}
-	dp->nhelpers = er_par_start(&engine, &ops, want, (uint64_t)ER_DECPAR_JOB_MS * 1000,
-				    (uint64_t)ER_DECPAR_STOP_MS * 1000);
+	dp->nhelpers = er_par_start(&engine, &ops, want, (uint64_t)ER_DEC_CPUS_JOB_MS * 1000,
+				    (uint64_t)ER_DEC_CPUS_STOP_MS * 1000);
 	if (dp->nhelpers == 0)
 		return FALSE;
 	dp->engine.ctx = dp;
@@ -57,7 +57,7 @@ BOOLEAN er_decpar_start(struct er_decpar *dp)
 	return TRUE;
 }
 
-BOOLEAN er_decpar_stop(struct er_decpar *dp)
+BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp)
 {
 	if (dp->nhelpers == 0)
 		return !engine.broken;

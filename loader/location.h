@@ -1,12 +1,12 @@
 /* systemd's HibernateLocation EFI variable: JSON naming the swap device of the last
  * hibernation, e.g. {"uuid":"5b3a...","offset":0,"kernelVersion":"6.1.0-..." ...}.
  * Pure C, host-tested. */
-#ifndef EFIRESUME_LOADER_HIBLOC_H
-#define EFIRESUME_LOADER_HIBLOC_H
+#ifndef EFIRESUME_LOADER_LOCATION_H
+#define EFIRESUME_LOADER_LOCATION_H
 
-#include "image/shim.h"
+#include "image/freestanding.h"
 
-struct er_hibloc {
+struct er_location {
 	uint8_t uuid[16];          /* the swap partition's UUID (as mkswap stores it at offset 1036);
 	                            * for a swap file, its filesystem's UUID */
 	uint64_t offset;           /* resume_offset: non-zero for a swap file */
@@ -23,7 +23,7 @@ struct er_hibloc {
  * with a well-formed "uuid" string; or when "offset" is present and not an unsigned
  * 64-bit integer (a JSON number or a string of digits; beyond 2^64 - 1 refuses); or
  * when "device" is present and not a "MAJ:MIN" string. Other members are ignored. */
-bool er_hibloc_parse(const char *buf, size_t len, struct er_hibloc *out);
+bool er_location_parse(const char *buf, size_t len, struct er_location *out);
 
 /* The swap UUID from page 0 of a swap device (bytes 1036..1051). */
 void er_swap_uuid(const uint8_t *page0, uint8_t out[16]);

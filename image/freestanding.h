@@ -2,8 +2,8 @@
  * image/ must build both into the EFI binaries (no libc) and for the host
  * (tests, fuzzers, tools). Only <stdint.h>, <stddef.h> and <stdbool.h> are used,
  * which a freestanding compiler always provides. */
-#ifndef EFIRESUME_IMAGE_SHIM_H
-#define EFIRESUME_IMAGE_SHIM_H
+#ifndef EFIRESUME_IMAGE_FREESTANDING_H
+#define EFIRESUME_IMAGE_FREESTANDING_H
 
 #include <stddef.h>
 #include <stdint.h>

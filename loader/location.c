@@ -1,7 +1,7 @@
-/* HibernateLocation parsing; see hibloc.h. The variable is read with image/json: the
+/* HibernateLocation parsing; see location.h. The variable is read with image/json: the
  * whole document is validated (a value we do not use, a duplicate key, a number beyond
  * 2^64 - 1 all refuse it), then the members we know are looked up. */
-#include "loader/hibloc.h"
+#include "loader/location.h"
 #include "image/json.h"
 
 static int hexval(char c)
@@ -64,7 +64,7 @@ static bool devnum_parse(const char *t, size_t n, uint32_t *major, uint32_t *min
 	return true;
 }
 
-bool er_hibloc_parse(const char *buf, size_t len, struct er_hibloc *out)
+bool er_location_parse(const char *buf, size_t len, struct er_location *out)
 {
 	struct er_json root, v;
 	char text[40];
