@@ -31,7 +31,7 @@
 
 #include "image/aes.h"
 #include "image/pbkdf2.h"
-#include "image/shim.h"
+#include "image/freestanding.h"
 
 #define RUNS 7
 #define SECTOR 4096
