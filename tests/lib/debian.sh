@@ -56,7 +56,7 @@ DEB_EXCLUDES="/lib/modules/*/kernel/drivers/gpu/* /lib/modules/*/kernel/drivers/
 /lib/modules/*/kernel/drivers/scsi/* /lib/modules/*/kernel/drivers/hid/*
 /lib/modules/*/kernel/drivers/input/* /lib/modules/*/kernel/drivers/watchdog/*
 /lib/modules/*/kernel/sound/* /lib/modules/*/kernel/net/*"
-DEB_TIMEOUT=${DEB_TIMEOUT:-420}
+DEB_TIMEOUT=${DEB_TIMEOUT:-600}     # one boot; under TCG on a loaded 2-core host a boot took up to 290 s
 
 # --- build stages (run as mmdebstrap hooks: bash debian.sh --hook NAME ROOT) ---------
 
