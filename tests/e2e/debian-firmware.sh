@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# End-to-end scenarios on the real Debian 12 system (tests/lib/debian.sh) about what the
+# firmware does around efiresume (issue 9, sections 3 and 6).
+#   debian-firmware.sh SCENARIO
+#     zero-config   boot 1: dpkg -i the .deb, efiresume-install install --fallback=none
+#                   (on-hibernate mode), BootNext set to efiresume's entry by hand, no
+#                   hibernation, power off; boot 2: the firmware starts efiresume through
+#                   BootNext, it finds nothing to resume and returns to the firmware, which
+#                   goes on with BootOrder and starts "Debian" (BootCurrent Debian, no BootNext)
+#     boot-menu     boot 1: install --mode=always, efiresume's entry put second in BootOrder
+#                   (after "Debian"), systemctl hibernate; boot 2 (-boot menu=on): Esc on the
+#                   serial console opens OVMF's front page, the test goes to "Boot Manager" and
+#                   selects "Resume hibernated Linux": efiresume (not the kernel's
+#                   initramfs-tools resume) brings the same system back
+#   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
+set -euo pipefail
+. "$(dirname "$0")/../lib/debian.sh"
+[ $# -eq 1 ] || { sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 2; }
+scen=$1
+ok=0
+
+val_is() {
+	local name=$1 key=$2 want=$3 what=$4 got
+	got=$(deb_val "$d" "$name" "$key")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		echo "  ok: $what ($key=$got)"
+	else
+		echo "  WRONG: $what ($key='$got', expected '$want')"; ok=1
+	fi
+}
+qemu_ok() {
+	[ "$DEB_RC" = 0 ] && echo "  ok: QEMU powered off (status 0)" ||
+		{ echo "  WRONG: QEMU status $DEB_RC (124: timeout)"; ok=1; }
+}
+sig_is() {
+	local s
+	s=$(deb_swap_sig "$d")
+	[ "$s" = "$1" ] && echo "  ok: swap signature $s ($2)" || { echo "  WRONG: swap signature '$s', expected $1 ($2)"; ok=1; }
+}
+deb_file() {
+	local f=${EFIRESUME_DEB:-}
+	[ -n "$f" ] || f=$(ls -t "$BUILD"/efiresume_*_amd64.deb 2>/dev/null | head -1)
+	[ -n "$f" ] && [ -f "$f" ] || { echo "no build/efiresume_*_amd64.deb: run make deb" >&2; return 1; }
+	echo "$f"
+}
+# line number of the first match of ERE in a boot's clean log (0: none)
+line_of() {
+	local n
+	n=$(grep -anE -- "$2" "$d/$1.log.txt" | head -1 | cut -d: -f1)
+	echo "${n:-0}"
+}
+
+# fw_boot_keys DIR NAME TIMEOUT SCRIPT KEYFN [qemu args]: deb_boot with the serial console
+# through a pipe pair (DIR/NAME.ser.in/.out): KEYFN LOG FD runs in the background and types
+# on fd FD while LOG grows. Same QEMU as tests/lib/debian.sh's _deb_qemu otherwise.
+fw_boot_keys() {
+	local dir=$1 name=$2 tmo=$3 script=$4 keyfn=$5 fw t0 t1 f fwargs=() catpid keypid
+	shift 5
+	fw=$dir/fwcfg
+	cp "$script" "$fw/script"
+	cat "$DEB_GUEST/lib.sh" "$fw/script" > "$fw/.script"
+	fwargs+=(-fw_cfg "name=opt/efiresume/script,file=$fw/.script")
+	for f in "$fw"/*; do
+		case ${f##*/} in script|lib.sh) continue ;; esac
+		fwargs+=(-fw_cfg "name=opt/efiresume/${f##*/},file=$f")
+	done
+	say "boot $name (serial console through a pipe)"
+	rm -f "$dir/ser.in" "$dir/ser.out"; mkfifo "$dir/ser.in" "$dir/ser.out"
+	: > "$dir/$name.log"
+	cat "$dir/ser.out" > "$dir/$name.log" &
+	catpid=$!
+	exec 7<>"$dir/ser.in"
+	"$keyfn" "$dir/$name.log" 7 > "$dir/$name.keys" 2>&1 &
+	keypid=$!
+	t0=$(date +%s.%N)
+	DEB_RC=0
+	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35 -accel tcg \
+		-cpu "$DEB_QEMU_CPU" -m "$DEB_MEM" -smp 1 \
+		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
+		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
+		-drive file="$dir/disk.raw",format=raw,if=virtio,cache=unsafe \
+		-nic none -chardev pipe,id=ser0,path="$dir/ser" -serial chardev:ser0 \
+		-display none -monitor none -no-reboot \
+		"${fwargs[@]}" "$@" </dev/null || DEB_RC=$?
+	t1=$(date +%s.%N)
+	kill "$keypid" 2>/dev/null || true
+	wait "$keypid" 2>/dev/null || true
+	wait "$catpid" || true
+	exec 7>&-
+	DEB_SECS=$(fmt_secs "$t0" "$t1")
+	clean_log "$dir/$name.log" > "$dir/$name.log.txt"
+	sed 's/^/  keys: /' "$dir/$name.keys"
+	echo "  $name: QEMU status $DEB_RC after $DEB_SECS s"
+	echo "$name=$DEB_SECS" >> "$dir/times"
+}
+
+# the screen as text so far (ANSI stripped; OVMF's forms position the cursor, so each
+# escape becomes a line break and every drawn item is a line of its own)
+screen() {
+	sed -e 's/\x1b\[[0-9;?]*[A-Za-z]/\n/g' -e 's/\x1b[()][A-Z0-9]//g' -e 's/\r/\n/g' "$1" |
+		sed -e 's/^ *//; s/ *$//' | grep -av '^$'
+}
+# wait_for LOG ERE SECS [FROM]: the ERE in LOG's screen after byte FROM
+wait_for() {
+	local i
+	for i in $(seq $(($3 * 5))); do
+		tail -c +"$((${4:-0} + 1))" "$1" | sed -e 's/\x1b\[[0-9;?]*[A-Za-z]/\n/g' | grep -aqE -- "$2" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# the keys for boot-menu's boot 2: Esc until OVMF's front page shows, "Boot Manager",
+# then "Resume hibernated Linux"
+menu_keys() {
+	local log=$1 fd=$2 i n pos
+	# a lone Esc is taken by OVMF's terminal 2 s after it arrives: one at a time, and
+	# another only when the front page did not come
+	for i in $(seq 20); do
+		wait_for "$log" 'Boot Maintenance Manager|Device Manager|"UiApp"' 1 && break
+		echo "Esc ($i)"
+		printf '\033' >&"$fd"
+		wait_for "$log" 'Boot Maintenance Manager|Device Manager|"UiApp"' 8 && break
+	done
+	wait_for "$log" 'Boot Maintenance Manager' 30 || { echo "no front page"; return 1; }
+	sleep 3
+	# the front page's items in screen order; the cursor starts on the first one
+	screen "$log" > "$log.front"
+	n=$(grep -anE '^(Select Language|Standard English|Device Manager|Boot Manager|Boot Maintenance Manager|Continue|Reset)$' "$log.front" |
+		cut -d: -f2 | awk '!s[$0]++' | grep -v '^Standard English$' | grep -n '^Boot Manager$' | cut -d: -f1)
+	echo "front page items: $(grep -aE '^(Select Language|Device Manager|Boot Manager|Boot Maintenance Manager|Continue|Reset)$' "$log.front" | awk '!s[$0]++' | paste -sd'|')"
+	[ -n "$n" ] || { echo "no Boot Manager item"; return 1; }
+	echo "Boot Manager is item $n: $((n - 1)) x down, Enter"
+	for i in $(seq $((n - 1))); do printf '\033[B' >&"$fd"; sleep 0.7; done
+	pos=$(stat -c %s "$log")
+	printf '\r' >&"$fd"
+	wait_for "$log" 'Boot Manager Menu' 30 "$pos" || { echo "no Boot Manager Menu"; return 1; }
+	wait_for "$log" 'Resume hibernated Linux' 30 "$pos" || { echo "no efiresume entry in the Boot Manager"; return 1; }
+	sleep 3
+	tail -c +"$((pos + 1))" "$log" > "$log.bm.raw"
+	screen "$log.bm.raw" > "$log.bm"
+	# the boot options, in order, between the menu's title and its help text
+	awk '/^Boot Manager Menu$/ {m=1; next} m && /^(Use the|Device Path|\^ and v|↑|Enter=|Esc=|F9=|F10=|\/)/ {exit} m' "$log.bm" |
+		grep -avE '^(-+|/-+\\|\\-+/|\|.*)$' | grep -avE '^(Boot Manager|Boot Option Menu)$' | awk 'length > 2 && !s[$0]++' > "$log.bm.items"
+	echo "boot manager items: $(paste -sd'|' "$log.bm.items")"
+	n=$(grep -n '^Resume hibernated Linux$' "$log.bm.items" | cut -d: -f1)
+	[ -n "$n" ] || { echo "Resume hibernated Linux not among the items"; return 1; }
+	echo "Resume hibernated Linux is item $n: $((n - 1)) x down, Enter"
+	for i in $(seq $((n - 1))); do printf '\033[B' >&"$fd"; sleep 0.7; done
+	printf '\r' >&"$fd"
+	echo "selected"
+}
+
+d=$(scratch "debian-firmware-$scen")
+deb_fixture
+deb_new "$d"
+entry=$(fixture_fact "$d" debian_entry)
+echo "fixture: $DEB_DIR (kernel $(fixture_fact "$d" kernel), Debian entry Boot$entry, BootOrder $(fixture_fact "$d" boot_order))"
+deb=$(deb_file) || exit 1
+echo "package: $deb"
+cp "$deb" "$d/fwcfg/efiresume.deb"
+t_start=$(date +%s.%N)
+ER_RE='efiresume: '
+
+case $scen in
+zero-config)
+	cat > "$d/boot1.sh" <<'EOF'
+run dpkg -i $IN/efiresume.deb
+run efiresume-install install --fallback=none
+say "er-entry=$(er_entry)"
+sed 's/^/EFIRESUME-TEST: conf: /' /boot/efi/EFI/efiresume/efiresume.conf
+say "conf-fallback=$(grep -cE '^[[:space:]]*fallback[[:space:]]' /boot/efi/EFI/efiresume/efiresume.conf)"
+run efibootmgr -n "$(er_entry)"
+efi_show
+EOF
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	echo "boot 1 (Debian; install the package, efiresume-install install --fallback=none, BootNext by hand):"
+	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
+	qemu_ok
+	val_is boot1 dpkg-status 0 "dpkg -i efiresume_*.deb"
+	val_is boot1 efiresume-install-status 0 "efiresume-install install --fallback=none"
+	er=$(deb_val "$d" boot1 er-entry)
+	[[ $er =~ ^[0-9A-F]{4}$ ]] && echo "  ok: boot entry Boot$er \"Resume hibernated Linux\"" || { echo "  WRONG: no efiresume boot entry"; ok=1; er=NONE; }
+	val_is boot1 conf-fallback 0 "efiresume.conf has no fallback line"
+	val_is boot1 efibootmgr-status 0 "efibootmgr -n $er"
+	val_is boot1 bootnext "$er" "BootNext = Boot$er"
+	bo=$(deb_val "$d" boot1 bootorder)
+	[[ ,$bo, != *,$er,* ]] && echo "  ok: Boot$er not in BootOrder ($bo)" || { echo "  WRONG: Boot$er in BootOrder $bo"; ok=1; }
+	expect_not "$d/boot1.log" 'EFIRESUME-TEST: hibernating' "no hibernation" || ok=1
+	sig_is SWAPSPACE2 "no image"
+	echo "boot 2 (BootNext: efiresume, nothing to resume, back to the firmware, BootOrder: Debian):"
+	deb_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh"
+	qemu_ok
+	expect "$d/boot2.log" "${ER_RE}.*no fallback configured in .*returning to the firmware" "efiresume: no fallback configured, returning to the firmware" || ok=1
+	l_er=$(line_of boot2 "BdsDxe: starting Boot$er \"Resume hibernated Linux\"")
+	l_er_ret=$(line_of boot2 "${ER_RE}.*returning to the firmware")
+	l_deb=$(line_of boot2 "BdsDxe: starting Boot$entry \"Debian\"")
+	if [ "$l_er" -gt 0 ] && [ "$l_er_ret" -gt "$l_er" ] && [ "$l_deb" -gt "$l_er_ret" ]; then
+		echo "  ok: the firmware started Boot$er (line $l_er), efiresume returned (line $l_er_ret), then Boot$entry \"Debian\" (line $l_deb)"
+	else
+		echo "  WRONG: order of Boot$er start ($l_er), efiresume's return ($l_er_ret), Boot$entry start ($l_deb) (0: missing)"; ok=1
+		grep -aE 'BdsDxe|efiresume' "$d/boot2.log.txt" | head -20 | sed 's/^/  | /'
+	fi
+	expect_not "$d/boot2.log" "${ER_RE}.*handing off|${ER_RE}starting " "efiresume neither resumed nor started a program" || ok=1
+	expect "$d/boot2.log" 'EFIRESUME-TEST: fresh-boot' "Debian booted, the agent ran" || ok=1
+	val_is boot2 bootcurrent "$entry" "BootCurrent: Boot$entry \"Debian\""
+	val_is boot2 bootnext none "BootNext gone"
+	;;
+boot-menu)
+	cat > "$d/boot1.sh" <<'EOF'
+run dpkg -i $IN/efiresume.deb
+run efiresume-install install --mode=always
+er=$(er_entry)
+say "er-entry=$er"
+say "bootorder-after-install=$(efibootmgr | sed -n 's/^BootOrder: //p')"
+# efiresume second: "Debian" (BootCurrent) first, the rest as it was
+cur=$(efibootmgr | sed -n 's/^BootCurrent: //p')
+rest=$(efibootmgr | sed -n 's/^BootOrder: //p' | tr ',' '\n' | grep -vxE "$er|$cur" | paste -sd,)
+run efibootmgr -o "$cur,$er${rest:+,$rest}"
+efi_show
+counter_start
+hibernate_wait 300
+checks_resumed
+efi_show
+EOF
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	echo "boot 1 (Debian; install --mode=always, efiresume second in BootOrder, systemctl hibernate):"
+	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
+	qemu_ok
+	val_is boot1 dpkg-status 0 "dpkg -i efiresume_*.deb"
+	val_is boot1 efiresume-install-status 0 "efiresume-install install --mode=always"
+	er=$(deb_val "$d" boot1 er-entry)
+	[[ $er =~ ^[0-9A-F]{4}$ ]] && echo "  ok: boot entry Boot$er \"Resume hibernated Linux\"" || { echo "  WRONG: no efiresume boot entry"; ok=1; er=NONE; }
+	val_is boot1 efibootmgr-status 0 "efibootmgr -o"
+	bo=$(deb_val "$d" boot1 bootorder)
+	[ "${bo%%,*}" = "$entry" ] && [ "$(echo "$bo" | cut -d, -f2)" = "$er" ] &&
+		echo "  ok: BootOrder $bo: Debian first, efiresume second" || { echo "  WRONG: BootOrder '$bo'"; ok=1; }
+	expect "$d/boot1.log" 'EFIRESUME-TEST: hibernating' "systemctl hibernate called" || ok=1
+	expect "$d/boot1.log" 'PM: hibernation: Wrote [0-9]+ kbytes' "the kernel wrote the image" || ok=1
+	expect_not "$d/boot1.log" 'EFIRESUME-TEST: (hibernate-returned|agent: script exit)' "the script did not go on in this boot" || ok=1
+	sig_is S1SUSPEND "image written"
+	echo "boot 2 (-boot menu=on: Esc, Boot Manager, \"Resume hibernated Linux\"):"
+	fw_boot_keys "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh" menu_keys -boot menu=on,splash-time=30000
+	qemu_ok
+	expect "$d/boot2.keys" '^selected$' "the test selected \"Resume hibernated Linux\" in OVMF's Boot Manager" || ok=1
+	expect "$d/boot2.log" 'Boot Manager Menu' "OVMF's Boot Manager was shown" || ok=1
+	expect_not "$d/boot2.log" "BdsDxe: (loading|starting) Boot$entry \"Debian\"" "the firmware did not start Debian (first in BootOrder)" || ok=1
+	expect "$d/boot2.log" "BdsDxe: starting Boot$er \"Resume hibernated Linux\"" "the firmware started Boot$er from the menu" || ok=1
+	expect "$d/boot2.log" "${ER_RE}.*PARTUUID=$DEB_SWAP_PARTUUID" "efiresume looked at the swap partition" || ok=1
+	expect "$d/boot2.log" "${ER_RE}.*handing off to the image kernel" "efiresume handed off to the image kernel" || ok=1
+	expect_not "$d/boot2.log" 'Run /init as init process|PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image loading' "no kernel booted in between (not initramfs-tools' resume)" || ok=1
+	expect_not "$d/boot2.log" 'EFIRESUME-TEST: fresh-boot' "no fresh boot" || ok=1
+	val_is boot2 hibernate-returned yes "systemctl hibernate's sleep ended in the resumed system"
+	val_is boot2 token-after "$(deb_val "$d" boot1 token)" "same token in tmpfs"
+	val_is boot2 boot-id-after "$(deb_val "$d" boot1 boot-id)" "same boot id"
+	c0=$(deb_val "$d" boot1 counter-before) c1=$(deb_val "$d" boot2 counter-after) c2=$(deb_val "$d" boot2 counter-later)
+	if [[ $c0 =~ ^[0-9]+$ ]] && [[ $c1 =~ ^[0-9]+$ ]] && [[ $c2 =~ ^[0-9]+$ ]] && [ "$c0" -gt 0 ] && [ "$c1" -ge "$c0" ] && [ "$c2" -gt "$c1" ]; then
+		echo "  ok: the counter goes on ($c0 before, $c1 -> $c2 after)"
+	else
+		echo "  WRONG: counter $c0 before, $c1 -> $c2 after"; ok=1
+	fi
+	val_is boot2 swap-reusable yes "swapoff + swapon"
+	val_is boot2 bootcurrent "$er" "BootCurrent: the efiresume entry"
+	expect_not "$d/boot2.log" 'Kernel panic|BUG:|Oops' "no kernel error" || ok=1
+	sig_is SWAPSPACE2 "the image was consumed"
+	;;
+*)
+	echo "unknown scenario $scen"; exit 2 ;;
+esac
+
+t_end=$(date +%s.%N)
+echo "scenario $scen: $(fmt_secs "$t_start" "$t_end") s ($(paste -sd' ' "$d/times"))"
+exit $ok
