@@ -154,7 +154,7 @@ deps:
 	tests/lib/deps.sh
 
 test: deps
-	$(MAKE) all fuzz-build
+	$(MAKE) all fuzz-build deb
 	tests/run-all.sh
 
 unit: all
