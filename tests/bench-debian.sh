@@ -31,9 +31,6 @@ deb=${EFIRESUME_DEB:-$(ls -t "$TOP"/build/efiresume_*_amd64.deb 2>/dev/null | he
 deb_fixture
 
 # --- the two hibernated templates -------------------------------------------------------
-tkey=$( { echo "${DEB_DIR##*/}"; sha256sum < "$deb"; cat "$DEB_GUEST/lib.sh" "$0"; } | sha256sum | cut -c1-12)
-TPL=$CACHE/bench-debian/$tkey
-
 # the guest commands of the boot that hibernates (and, in the resumed system, goes on)
 tpl_script() {
 	if [ "$1" = efiresume ]; then
@@ -51,6 +48,10 @@ say "bootcurrent-after=$(efibootmgr | sed -n 's/^BootCurrent: //p')"
 checks_resumed
 EOF
 }
+
+# the key: the fixture, the .deb, the guest's helpers and the commands above
+tkey=$( { echo "${DEB_DIR##*/}"; sha256sum < "$deb"; cat "$DEB_GUEST/lib.sh"; tpl_script efiresume; tpl_script kernel; } | sha256sum | cut -c1-12)
+TPL=$CACHE/bench-debian/$tkey
 
 make_template() {
 	local kind=$1 t=$TPL/$1
@@ -148,13 +149,16 @@ timed_boot() {
 d=$(scratch bench-debian)
 : > "$d/efiresume.times"; : > "$d/kernel.times"; : > "$d/efiresume.phases"; : > "$d/kernel.phases"
 echo "== Debian 12 ($(fixture_fact "$DEB_DIR" kernel), ${DEB_MEM} MiB, TCG, 1 vCPU): resume time, $RUNS runs each"
-echo "   efiresume: $(basename "$deb"); image: $(sed -nE 's/.*efiresume: found a hibernated Linux .*: ([0-9]+ MiB in [0-9]+ pages).*/\1/p' "$TPL/efiresume/hibernate.log.txt" | head -1) (efiresume template), kernel template: $(sed -nE 's/.*PM: hibernation: Wrote ([0-9]+ kbytes).*/\1/p' "$TPL/kernel/hibernate.log.txt" | head -1) written"
+wrote() { sed -nE 's/.*PM: hibernation: Wrote ([0-9]+ kbytes).*/\1/p' "$TPL/$1/hibernate.log.txt" | head -1; }
+echo "   efiresume: $(basename "$deb"); images: $(wrote efiresume) (efiresume template), $(wrote kernel) (kernel template), LZO"
+echo "   load on this host before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores; other QEMUs make the spans longer and noisier)"
 fails=0
 for i in $(seq "$RUNS"); do
 	timed_boot efiresume "$d/e$i" || fails=$((fails + 1))
 	timed_boot kernel "$d/k$i" || fails=$((fails + 1))
 done
 
+echo "   load on this host after: $(cut -d' ' -f1-3 /proc/loadavg)"
 col() { cut -d' ' -f"$2" "$d/$1.times" | grep -v nan | median; }
 ea=$(col efiresume 1); eb=$(col efiresume 2); ec=$(col efiresume 3)
 ka=$(col kernel 1); kb=$(col kernel 2); kc=$(col kernel 3)
