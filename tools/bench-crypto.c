@@ -32,37 +32,12 @@
 #include "image/aes.h"
 #include "image/pbkdf2.h"
 #include "image/freestanding.h"
+#include "tools/bench.h"
 
 #define RUNS 7
 #define SECTOR 4096
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	return v[n / 2];
-}
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void)
-{
-	uint64_t x = rng_state;
-	x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
 
 static uint8_t key[64];
 
@@ -206,6 +181,7 @@ static void bench_pbkdf2(enum er_hash h, const EVP_MD *md, const char *name, uin
 
 int main(int argc, char **argv)
 {
+	rng_state = 0x9E3779B97F4A7C15ull;   /* the sequence this bench always used */
 	if (argc == 3 && strcmp(argv[1], "--openssl-xts") == 0)
 		return openssl_xts_child((size_t)strtoull(argv[2], NULL, 10));
 	if (argc != 1) {
