@@ -13,9 +13,12 @@
 #                   selects "Resume hibernated Linux": efiresume (not the kernel's
 #                   initramfs-tools resume) brings the same system back
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
+#   Control runs (must fail): DFW_CONTROL_FALLBACK=1 zero-config (installed without
+#   --fallback=none: efiresume starts the fallback itself); DFW_CONTROL_NOKEYS=1 boot-menu (no
+#   keys: the firmware starts Debian, the kernel's initramfs-tools resume takes the image).
 set -euo pipefail
 . "$(dirname "$0")/../lib/debian.sh"
-[ $# -eq 1 ] || { sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 2; }
 scen=$1
 ok=0
 
@@ -46,7 +49,7 @@ deb_file() {
 # line number of the first match of ERE in a boot's clean log (0: none)
 line_of() {
 	local n
-	n=$(grep -anE -- "$2" "$d/$1.log.txt" | head -1 | cut -d: -f1)
+	n=$(grep -anE -- "$2" "$d/$1.log.txt" | head -1 | cut -d: -f1 || true)
 	echo "${n:-0}"
 }
 
@@ -70,6 +73,7 @@ fw_boot_keys() {
 	cat "$dir/ser.out" > "$dir/$name.log" &
 	catpid=$!
 	exec 7<>"$dir/ser.in"
+	if [ -n "${DFW_CONTROL_NOKEYS:-}" ]; then keyfn=true; fi    # control run: no keys typed
 	"$keyfn" "$dir/$name.log" 7 > "$dir/$name.keys" 2>&1 &
 	keypid=$!
 	t0=$(date +%s.%N)
@@ -127,7 +131,7 @@ menu_keys() {
 	# the front page's items in screen order; the cursor starts on the first one
 	screen "$log" > "$log.front"
 	n=$(grep -anE '^(Select Language|Standard English|Device Manager|Boot Manager|Boot Maintenance Manager|Continue|Reset)$' "$log.front" |
-		cut -d: -f2 | awk '!s[$0]++' | grep -v '^Standard English$' | grep -n '^Boot Manager$' | cut -d: -f1)
+		cut -d: -f2 | awk '!s[$0]++' | grep -v '^Standard English$' | grep -n "^Boot Manager$" | cut -d: -f1 || true)
 	echo "front page items: $(grep -aE '^(Select Language|Device Manager|Boot Manager|Boot Maintenance Manager|Continue|Reset)$' "$log.front" | awk '!s[$0]++' | paste -sd'|')"
 	[ -n "$n" ] || { echo "no Boot Manager item"; return 1; }
 	echo "Boot Manager is item $n: $((n - 1)) x down, Enter"
@@ -143,7 +147,7 @@ menu_keys() {
 	awk '/^Boot Manager Menu$/ {m=1; next} m && /^(Use the|Device Path|\^ and v|↑|Enter=|Esc=|F9=|F10=|\/)/ {exit} m' "$log.bm" |
 		grep -avE '^(-+|/-+\\|\\-+/|\|.*)$' | grep -avE '^(Boot Manager|Boot Option Menu)$' | awk 'length > 2 && !s[$0]++' > "$log.bm.items"
 	echo "boot manager items: $(paste -sd'|' "$log.bm.items")"
-	n=$(grep -n '^Resume hibernated Linux$' "$log.bm.items" | cut -d: -f1)
+	n=$(grep -n "^Resume hibernated Linux$" "$log.bm.items" | cut -d: -f1 || true)
 	[ -n "$n" ] || { echo "Resume hibernated Linux not among the items"; return 1; }
 	echo "Resume hibernated Linux is item $n: $((n - 1)) x down, Enter"
 	for i in $(seq $((n - 1))); do printf '\033[B' >&"$fd"; sleep 0.7; done
@@ -151,7 +155,7 @@ menu_keys() {
 	echo "selected"
 }
 
-d=$(scratch "debian-firmware-$scen")
+d=$(scratch "debian-firmware-$scen${DFW_CONTROL_NOKEYS:+-control}${DFW_CONTROL_FALLBACK:+-control}")
 deb_fixture
 deb_new "$d"
 entry=$(fixture_fact "$d" debian_entry)
@@ -166,19 +170,22 @@ case $scen in
 zero-config)
 	cat > "$d/boot1.sh" <<'EOF'
 run dpkg -i $IN/efiresume.deb
-run efiresume-install install --fallback=none
+run efiresume-install install $FALLBACK
 say "er-entry=$(er_entry)"
 sed 's/^/EFIRESUME-TEST: conf: /' /boot/efi/EFI/efiresume/efiresume.conf
 say "conf-fallback=$(grep -cE '^[[:space:]]*fallback[[:space:]]' /boot/efi/EFI/efiresume/efiresume.conf)"
 run efibootmgr -n "$(er_entry)"
 efi_show
 EOF
+	fb=--fallback=none
+	[ -z "${DFW_CONTROL_FALLBACK:-}" ] || fb=    # control run: the default fallback (BootCurrent's program)
+	sed -i "s|\$FALLBACK|$fb|" "$d/boot1.sh"
 	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
-	echo "boot 1 (Debian; install the package, efiresume-install install --fallback=none, BootNext by hand):"
+	echo "boot 1 (Debian; install the package, efiresume-install install $fb, BootNext by hand):"
 	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
 	qemu_ok
 	val_is boot1 dpkg-status 0 "dpkg -i efiresume_*.deb"
-	val_is boot1 efiresume-install-status 0 "efiresume-install install --fallback=none"
+	val_is boot1 efiresume-install-status 0 "efiresume-install install $fb"
 	er=$(deb_val "$d" boot1 er-entry)
 	[[ $er =~ ^[0-9A-F]{4}$ ]] && echo "  ok: boot entry Boot$er \"Resume hibernated Linux\"" || { echo "  WRONG: no efiresume boot entry"; ok=1; er=NONE; }
 	val_is boot1 conf-fallback 0 "efiresume.conf has no fallback line"
@@ -245,7 +252,16 @@ EOF
 	expect "$d/boot2.keys" '^selected$' "the test selected \"Resume hibernated Linux\" in OVMF's Boot Manager" || ok=1
 	expect "$d/boot2.log" 'Boot Manager Menu' "OVMF's Boot Manager was shown" || ok=1
 	expect_not "$d/boot2.log" "BdsDxe: (loading|starting) Boot$entry \"Debian\"" "the firmware did not start Debian (first in BootOrder)" || ok=1
-	expect "$d/boot2.log" "BdsDxe: starting Boot$er \"Resume hibernated Linux\"" "the firmware started Boot$er from the menu" || ok=1
+	# a boot option chosen in the Boot Manager is started by UiApp itself (no BdsDxe line):
+	# efiresume's first line comes after the menu showed its entry
+	# (the first "Resume hibernated Linux" is the menu's; the guest's efibootmgr prints it later)
+	o_menu=$(grep -abo 'Resume hibernated Linux' "$d/boot2.log.txt" | head -1 | cut -d: -f1 || true)
+	o_er=$(grep -abo "${ER_RE}efiresume .* started" "$d/boot2.log.txt" | head -1 | cut -d: -f1 || true)
+	if [ -n "$o_menu" ] && [ -n "$o_er" ] && [ "$o_er" -gt "$o_menu" ]; then
+		echo "  ok: efiresume started after the Boot Manager showed \"Resume hibernated Linux\" (bytes $o_menu, $o_er)"
+	else
+		echo "  WRONG: efiresume's start (byte '$o_er') not after the menu's entry (byte '$o_menu')"; ok=1
+	fi
 	expect "$d/boot2.log" "${ER_RE}.*PARTUUID=$DEB_SWAP_PARTUUID" "efiresume looked at the swap partition" || ok=1
 	expect "$d/boot2.log" "${ER_RE}.*handing off to the image kernel" "efiresume handed off to the image kernel" || ok=1
 	expect_not "$d/boot2.log" 'Run /init as init process|PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image loading' "no kernel booted in between (not initramfs-tools' resume)" || ok=1
