@@ -170,7 +170,7 @@ test-seeds: deps
 	tests/run-all.sh seeds
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) all deb
 	tests/bench.sh
 
 # N hibernate/resume cycles through efiresume of one system writing an ext4 partition

@@ -4,6 +4,8 @@
 #     uncompressed body of a real hibernation image.
 #     The parallel decompression engine (loader/parallel.c) with 1 and 2 threads on the
 #     same body; image/ crypto (AES-XTS, PBKDF2, Argon2id) vs OpenSSL / libargon2.
+#  3. (tests/bench-debian.sh) on a real Debian 12 system: efiresume through BootNext vs
+#     initramfs-tools' resume, same system, same kind of image.
 #  2. resume time, efiresume vs the kernel's own resume path, on copies of the same image
 #     (BENCH_RUNS runs each, default 3), for each of BENCH_ARCHES (default "x64 ia32").
 #     Two spans: QEMU start -> the marker the guest prints when its hibernate command
@@ -89,3 +91,7 @@ for arch in $ARCHES; do
 	done
 	echo "    raw: $d/efiresume.times $d/kernel.times $d/phases"
 done
+
+# 3. the same comparison on a real Debian 12 system (systemd, initramfs-tools, the .deb):
+#    efiresume through BootNext vs initramfs-tools' own resume
+"$TOP/tests/bench-debian.sh"
