@@ -1,6 +1,6 @@
 /* Block devices through EFI Block I/O: listing, naming (PARTUUID), reading, writing. */
 #include "efi/efi.h"
-#include "loader/config.h"
+#include "image/guid.h"
 
 /* EFI_PARTITION_INFO_PROTOCOL (UEFI 2.7); gnu-efi 3.0.15 does not define it. */
 static EFI_GUID partition_info_guid = { 0x8cf2f62c, 0xbc9b, 0x4821, { 0x80, 0x8d, 0xec, 0x9e, 0xc4, 0x21, 0xa1, 0xa0 } };
@@ -154,6 +154,13 @@ EFI_STATUS er_blockdev_read(const struct er_blockdev *d, UINT64 offset, void *bu
 	if (EFI_ERROR(err))
 		return log_error_status(err, L"%a: read of %lu bytes at %lu failed", d->id, (UINT64)len, offset);
 	return EFI_SUCCESS;
+}
+
+EFI_STATUS er_blockdev_probe(const struct er_blockdev *d, UINT64 offset, void *buf, UINTN len)
+{
+	if (EFI_ERROR(check_io(d, offset, buf, len)))
+		return EFI_INVALID_PARAMETER;
+	return d->bio->ReadBlocks(d->bio, d->bio->Media->MediaId, offset / d->block_size, len, buf);
 }
 
 EFI_STATUS er_blockdev_write(const struct er_blockdev *d, UINT64 offset, const void *buf, UINTN len)

@@ -28,6 +28,8 @@ void er_free_pages(void *p, UINTN pages);
 /* ---- efi/file.c: files on the volume efiresume was started from */
 /* Directory of the running binary, e.g. L"\\EFI\\BOOT" (allocated). */
 EFI_STATUS er_self_dir(CHAR16 **out);
+/* The file name (ASCII) in that directory: L"\\EFI\\BOOT\\name" (allocated; er_free). */
+EFI_STATUS er_self_file(const char *name, CHAR16 **out);
 /* Reads a whole file; returns EFI_NOT_FOUND quietly when it does not exist. */
 EFI_STATUS er_read_file(const CHAR16 *path, UINTN max_size, char **data, UINTN *size);
 BOOLEAN er_file_exists(const CHAR16 *path);
@@ -56,6 +58,9 @@ EFI_STATUS er_blockdev_list(struct er_blockdev **devs, UINTN *count);
  * buf must satisfy the device's IoAlign (page-aligned buffers always do). */
 EFI_STATUS er_blockdev_read(const struct er_blockdev *d, UINT64 offset, void *buf, UINTN len);
 EFI_STATUS er_blockdev_write(const struct er_blockdev *d, UINT64 offset, const void *buf, UINTN len);
+/* er_blockdev_read without a log line: for probing devices that may have no media or
+ * nothing of ours (their failures are not errors). */
+EFI_STATUS er_blockdev_probe(const struct er_blockdev *d, UINT64 offset, void *buf, UINTN len);
 
 /* ---- efi/memmap.c */
 struct er_memmap {

@@ -109,3 +109,23 @@ BOOLEAN er_file_exists(const CHAR16 *path)
 	root->Close(root);
 	return !EFI_ERROR(err);
 }
+
+EFI_STATUS er_self_file(const char *name, CHAR16 **out)
+{
+	CHAR16 *dir = NULL, *path = NULL;
+	EFI_STATUS err = er_self_dir(&dir);
+	if (EFI_ERROR(err))
+		return err;
+	UINTN dl = StrLen(dir), nl = er_strnlen(name, 256);
+	err = er_alloc((dl + 1 + nl + 1) * sizeof(CHAR16), (void **)&path);
+	if (!EFI_ERROR(err)) {
+		er_memcpy(path, dir, dl * sizeof(CHAR16));
+		path[dl] = L'\\';
+		for (UINTN i = 0; i < nl; i++)
+			path[dl + 1 + i] = (CHAR16)(UINT8)name[i];
+		path[dl + 1 + nl] = 0;
+		*out = path;
+	}
+	er_free(dir);
+	return err;
+}

@@ -4,6 +4,7 @@
 #define EFIRESUME_LOADER_CONFIG_H
 
 #include "image/freestanding.h"
+#include "image/guid.h"
 
 #define ER_CONF_FILE        "efiresume.conf"
 #define ER_CONF_PATH_MAX    256     /* bytes of a fallback path, NUL included */
@@ -36,17 +37,9 @@ void er_config_defaults(struct er_config *c);
 unsigned er_config_parse(struct er_config *c, const char *buf, size_t len,
 			 er_config_warn_fn warn, void *ctx);
 
-/* "0657fd6d-a4ab-43c4-84e5-0933c84b4f4f" (either case) -> 16 bytes in EFI GUID byte order.
- * Returns false on anything that is not exactly such a string of length n. */
-bool er_guid_parse(const char *s, size_t n, uint8_t out[16]);
-
-/* 16 bytes in EFI GUID order -> 36 lower-case characters + NUL. */
-void er_guid_format(const uint8_t g[16], char out[37]);
-
-
-
 /* UTF-8 -> UCS-2 (characters beyond the BMP and malformed bytes become '?').
  * Writes at most cap units including the terminating 0; returns units written
  * without the terminator. */
 size_t er_utf8_to_ucs2(const char *s, uint16_t *out, size_t cap);
+
 #endif

@@ -100,7 +100,7 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 		UINTN n = d->size < ER_FS_UUID_BYTES ? (UINTN)d->size : ER_FS_UUID_BYTES;
 		n -= n % d->block_size;
 		/* quietly: removable drives without media fail here */
-		if (n < 2048 || EFI_ERROR(d->bio->ReadBlocks(d->bio, d->bio->Media->MediaId, 0, n, buf)))
+		if (n < 2048 || EFI_ERROR(er_blockdev_probe(d, 0, buf, n)))
 			continue;
 		const char *fs = er_fs_uuid(buf, n, u);
 		if (!fs || er_memcmp(u, hl->uuid, 16) != 0)
@@ -148,7 +148,7 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 
 		if (d->size < ER_PAGE_SIZE)
 			continue;
-		if (!EFI_ERROR(d->bio->ReadBlocks(d->bio, d->bio->Media->MediaId, 0, ER_PAGE_SIZE, page)))
+		if (!EFI_ERROR(er_blockdev_probe(d, 0, page, ER_PAGE_SIZE)))
 			kind = er_swap_classify(page);
 		else if (!d->type_swap)
 			continue;

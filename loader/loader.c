@@ -10,19 +10,15 @@ static void conf_warn(void *ctx, unsigned line, const char *key, const char *rea
 
 static EFI_STATUS load_config(struct er_config *cfg)
 {
-	CHAR16 *dir = NULL, *path = NULL;
+	CHAR16 *path = NULL;
 	char *text = NULL;
 	UINTN size = 0;
 	EFI_STATUS err;
 
 	er_config_defaults(cfg);
-	err = er_self_dir(&dir);
+	err = er_self_file(ER_CONF_FILE, &path);
 	if (EFI_ERROR(err))
 		return err;
-	path = PoolPrint(L"%s\\%a", dir, ER_CONF_FILE);
-	er_free(dir);
-	if (!path)
-		return log_error_status(EFI_OUT_OF_RESOURCES, L"cannot build the configuration path");
 	err = er_read_file(path, CONF_MAX_SIZE, &text, &size);
 	if (err == EFI_NOT_FOUND) {
 		log_info(L"no %s, using defaults\n", path);
@@ -32,7 +28,7 @@ static EFI_STATUS load_config(struct er_config *cfg)
 		log_info(L"configuration %s read\n", path);
 		er_free(text);
 	}
-	FreePool(path);
+	er_free(path);
 	return err;
 }
 

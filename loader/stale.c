@@ -22,7 +22,7 @@ static UINTN scan_filesystems(struct er_blockdev *devs, UINTN ndevs, struct er_f
 		struct er_blockdev *d = &devs[i];
 		UINTN len = d->size < ER_FSPRINT_BYTES ? (UINTN)d->size : ER_FSPRINT_BYTES;
 		len -= len % d->block_size;
-		if (len < 2048 || EFI_ERROR(d->bio->ReadBlocks(d->bio, d->bio->Media->MediaId, 0, len, buf)))
+		if (len < 2048 || EFI_ERROR(er_blockdev_probe(d, 0, buf, len)))
 			continue;
 		if (er_fsprint(buf, len, &out[n]))
 			n++;

@@ -1,0 +1,11 @@
+/* GUIDs as text: the 16 on-disk bytes (the first three groups little endian, as GPT and
+ * EFI store them) <-> the 36 characters blkid, lsblk and Linux's PARTUUID= show. */
+#ifndef EFIRESUME_IMAGE_GUID_H
+#define EFIRESUME_IMAGE_GUID_H
+
+#include "image/freestanding.h"
+
+bool er_guid_parse(const char *s, size_t n, uint8_t out[16]);
+void er_guid_format(const uint8_t g[16], char out[37]);
+
+#endif
