@@ -142,9 +142,15 @@ $(BUILD)/%: tools/%.c $(HOST_LIB_OBJS)
 FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 60
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(HOST_LIB_SRCS)
+FUZZ_CFLAGS = -g -O1 -I. -DEFIRESUME_HOST
+# the library once (coverage-instrumented, no fuzzer main), then one link per target
+FUZZ_LIB_OBJS = $(patsubst %.c,$(BUILD)/fuzzlib/%.o,$(HOST_LIB_SRCS))
+$(BUILD)/fuzzlib/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -I. -DEFIRESUME_HOST -fsanitize=fuzzer,address,undefined $< $(HOST_LIB_SRCS) -o $@
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS) $(wildcard tests/fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_LIB_OBJS) -o $@
 fuzz-build: $(FUZZ_BINS)
 fuzz: deps $(FUZZ_BINS)
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
@@ -154,7 +160,8 @@ deps:
 	tests/lib/deps.sh
 
 test: deps
-	$(MAKE) all fuzz-build deb
+	$(MAKE) -j$$(nproc) all fuzz-build
+	$(MAKE) deb
 	tests/run-all.sh
 
 unit: all
