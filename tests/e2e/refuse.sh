@@ -87,8 +87,23 @@ esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 swap_page0 "$d/disk.img" "$d/page0.before"
 ok=0
 rc=0
-MEM=$mem run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 180 "${boot2_args[@]}" || rc=$?
-[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+if [ "$case" = nx ]; then
+	# Debian's x86_64 kernel hangs or panics on a CPU without NX: efiresume's part ends
+	# with starting it, so QEMU is stopped once it has
+	MEM=$mem run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 240 "${boot2_args[@]}" &
+	qpid=$!
+	for _ in $(seq 1200); do
+		grep -aq 'efiresume: starting' "$d/boot2.log" 2>/dev/null && break
+		kill -0 $qpid 2>/dev/null || break
+		sleep 0.2
+	done
+	sleep 2
+	pkill -f "file=$d/disk.img" 2>/dev/null || true
+	wait $qpid || true
+else
+	MEM=$mem run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 180 "${boot2_args[@]}" || rc=$?
+	[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+fi
 expect "$d/boot2.log" "efiresume: PARTUUID=$SWAP_PARTUUID: $want" "refusal explained" || ok=1
 if [ "$case" != dryrun ]; then
 	expect "$d/boot2.log" 'reason-code [a-z-]+; nothing was written, the image is left as it was' "nothing written" || ok=1
