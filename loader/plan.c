@@ -119,7 +119,9 @@ static uint64_t lower_bound(const struct er_plan *p, uint64_t pfn)
 
 uintptr_t er_plan_safe_pages(struct er_plan *p, uint64_t pages, bool code, uint64_t *phys)
 {
-	for (int tries = 0; tries < 256; tries++) {
+	/* frames of the image that the firmware freed after the plan (the loader's own
+	 * buffers, bounced) come back first: each such range is kept, so every try moves on */
+	for (int tries = 0; tries < 8192; tries++) {
 		uint64_t a = 0;
 		uintptr_t err = p->mem->alloc_any(p->mem->ctx, pages, code, &a);
 		if (err)
