@@ -98,37 +98,9 @@ int main(int argc, char **argv)
 	size_t total;
 	uint8_t *data;
 
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		fprintf(stderr, "usage: %s [FILE]\n", argv[0]);
-		return 2;
-	}
-	if (argc == 2) {
-		FILE *f = fopen(argv[1], "rb");
-		if (!f || fseek(f, 0, SEEK_END) != 0) {
-			perror(argv[1]);
-			return 1;
-		}
-		long sz = ftell(f);
-		if (sz <= 0) {
-			fprintf(stderr, "%s: empty or unreadable\n", argv[1]);
-			return 1;
-		}
-		total = (size_t)sz;
-		data = malloc(total);
-		rewind(f);
-		if (!data || fread(data, 1, total, f) != total) {
-			perror(argv[1]);
-			return 1;
-		}
-		fclose(f);
-	} else {
-		total = 64u << 20;
-		data = malloc(total);
-		if (!data)
-			return 1;
-		for (size_t off = 0; off < total; off += 4096)
-			synth_page(data + off, 4096);
-	}
+	data = bench_input(argc, argv, &total);
+	if (!data)
+		return argc > 2 || (argc == 2 && argv[1][0] == '-') ? 2 : 1;
 
 	if (lzo_init() != LZO_E_OK) {
 		fprintf(stderr, "lzo_init failed\n");

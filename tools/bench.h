@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <time.h>
 
 static uint64_t rng_state = 0x243F6A8885A308D3ull;
@@ -81,6 +82,45 @@ static inline double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(double), cmp_double);
 	return v[n / 2];
+}
+
+/* The bench's input: FILE (argv[1]) read whole, or without it 64 MiB of synth_page()
+ * pages. NULL after printing why (a usage error when argv[1] starts with '-'). */
+static inline uint8_t *bench_input(int argc, char **argv, size_t *total)
+{
+	uint8_t *data;
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		fprintf(stderr, "usage: %s [FILE]\n", argv[0]);
+		return NULL;
+	}
+	if (argc == 1) {
+		*total = 64u << 20;
+		data = malloc(*total);
+		for (size_t off = 0; data && off < *total; off += 4096)
+			synth_page(data + off, 4096);
+		return data;
+	}
+	FILE *f = fopen(argv[1], "rb");
+	if (!f || fseek(f, 0, SEEK_END) != 0) {
+		perror(argv[1]);
+		return NULL;
+	}
+	long sz = ftell(f);
+	if (sz <= 0) {
+		fprintf(stderr, "%s: empty or unreadable\n", argv[1]);
+		fclose(f);
+		return NULL;
+	}
+	*total = (size_t)sz;
+	data = malloc(*total);
+	rewind(f);
+	if (!data || fread(data, 1, *total, f) != *total) {
+		perror(argv[1]);
+		free(data);
+		data = NULL;
+	}
+	fclose(f);
+	return data;
 }
 
 #endif
