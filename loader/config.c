@@ -104,12 +104,173 @@ static const char *set_fallback(struct er_config *c, const char *v, size_t n)
 	return NULL;
 }
 
+static bool has_prefix(const char *v, size_t n, const char *pfx)
+{
+	size_t l = er_strnlen(pfx, 64);
+	return n >= l && er_memcmp(v, pfx, l) == 0;
+}
+
+/* Every kind of "resume" value off, before one is set (a later line replaces an earlier) */
+static void clear_resume(struct er_config *c)
+{
+	c->have_resume = false;
+	er_memset(c->resume_partuuid, 0, sizeof(c->resume_partuuid));
+	c->resume_mbr_part = 0;
+	c->have_resume_lv = false;
+	er_memset(c->resume_lv, 0, sizeof(c->resume_lv));
+	c->have_resume_uuid = false;
+	er_memset(c->resume_uuid, 0, sizeof(c->resume_uuid));
+}
+
+/* A name taken from an LV text: non-empty, not "." or ".." */
+static bool lv_name_ok(const char *s, size_t n)
+{
+	return n > 0 && !(n == 1 && s[0] == '.') && !(n == 2 && s[0] == '.' && s[1] == '.');
+}
+
+/* Splits v[0..n) (no NUL needed) as er_config_lv_names describes; NULL when taken, else
+ * why not. vg and lv (ER_CONF_LV_MAX each) get the names. */
+static const char *lv_split(const char *v, size_t n, char *vg, char *lv)
+{
+	static const char mapper[] = "/dev/mapper/", dev[] = "/dev/";
+	size_t vn = 0, ln = 0;
+
+	vg[0] = lv[0] = 0;
+	if (n == 0)
+		return "empty LV name";
+	if (n >= ER_CONF_LV_MAX)
+		return "LV name too long (at most 255 bytes)";
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] <= 0x20 || (unsigned char)v[i] >= 0x7f)
+			return "LV name holds a space or a byte that is not printable ASCII";
+
+	if (has_prefix(v, n, mapper)) {
+		/* device-mapper's "<vg>-<lv>": "--" is a '-' inside a name */
+		bool in_lv = false;
+		for (size_t i = sizeof(mapper) - 1; i < n; i++) {
+			char ch = v[i];
+			if (ch == '/')
+				return "expects /dev/mapper/<vg>-<lv>";
+			if (ch == '-') {
+				if (i + 1 < n && v[i + 1] == '-') {
+					i++;
+				} else {
+					if (in_lv)
+						return "expects /dev/mapper/<vg>-<lv> ('-' in names doubled), not an LVM layer";
+					in_lv = true;
+					continue;
+				}
+			}
+			if (in_lv)
+				lv[ln++] = ch;
+			else
+				vg[vn++] = ch;
+		}
+		if (!in_lv)
+			return "expects /dev/mapper/<vg>-<lv> ('-' in names doubled)";
+	} else {
+		size_t s = has_prefix(v, n, dev) ? sizeof(dev) - 1 : 0;
+		bool in_lv = false;
+		for (size_t i = s; i < n; i++) {
+			if (v[i] == '/') {
+				if (in_lv)
+					return "expects <vg>/<lv> (one '/')";
+				in_lv = true;
+				continue;
+			}
+			if (in_lv)
+				lv[ln++] = v[i];
+			else
+				vg[vn++] = v[i];
+		}
+		if (!in_lv)
+			return s ? "a device path is taken as /dev/<vg>/<lv> or /dev/mapper/<vg>-<lv> only"
+				 : "expects LV=<vg>/<lv>";
+	}
+	vg[vn] = 0;
+	lv[ln] = 0;
+	if (!lv_name_ok(vg, vn) || !lv_name_ok(lv, ln)) {
+		vg[0] = lv[0] = 0;
+		return "empty, \".\" or \"..\" volume group or LV name";
+	}
+	return NULL;
+}
+
+bool er_config_lv_names(const char *s, char vg[ER_CONF_LV_MAX], char lv[ER_CONF_LV_MAX])
+{
+	size_t n = er_strnlen(s, ER_CONF_LV_MAX);
+	if (lv_split(s, n, vg, lv) != NULL) {
+		vg[0] = lv[0] = 0;
+		return false;
+	}
+	return true;
+}
+
+/* "5b3a0c9e-1122-4344-8566-778899aabbcc" in either case -> 16 bytes in text order */
+static bool uuid_text_parse(const char *t, size_t n, uint8_t out[16])
+{
+	uint8_t b[16];
+	size_t o = 0;
+	if (n != 36)
+		return false;
+	for (size_t i = 0; i < 36;) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (t[i] != '-')
+				return false;
+			i++;
+			continue;
+		}
+		int hi = hexval(t[i]), lo = hexval(t[i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		b[o++] = (uint8_t)(hi << 4 | lo);
+		i += 2;
+	}
+	er_memcpy(out, b, 16);
+	return true;
+}
+
+static const char *set_resume_lv(struct er_config *c, const char *v, size_t n)
+{
+	char vg[ER_CONF_LV_MAX], lv[ER_CONF_LV_MAX];
+	const char *why = lv_split(v, n, vg, lv);
+	if (why)
+		return why;
+	clear_resume(c);
+	er_memcpy(c->resume_lv, v, n);
+	c->resume_lv[n] = 0;
+	c->have_resume_lv = true;
+	return NULL;
+}
+
+static const char *set_resume_uuid(struct er_config *c, const char *v, size_t n)
+{
+	static const uint8_t nil[16];
+	uint8_t u[16];
+	if (!uuid_text_parse(v, n, u))
+		return "malformed UUID (expects 8-4-4-4-12 hex digits, as blkid prints it)";
+	if (er_memcmp(u, nil, 16) == 0)
+		return "the nil UUID names no swap area";
+	clear_resume(c);
+	er_memcpy(c->resume_uuid, u, 16);
+	c->have_resume_uuid = true;
+	return NULL;
+}
+
 static const char *set_resume(struct er_config *c, const char *v, size_t n)
 {
 	static const char pfx[] = "PARTUUID=";
 	size_t pl = sizeof(pfx) - 1;
+	uint8_t g[16];
+
+	if (has_prefix(v, n, "LV="))
+		return set_resume_lv(c, v + 3, n - 3);
+	if (has_prefix(v, n, "/dev/"))
+		return set_resume_lv(c, v, n);
+	if (has_prefix(v, n, "UUID="))
+		return set_resume_uuid(c, v + 5, n - 5);
 	if (n < pl || er_memcmp(v, pfx, pl) != 0)
-		return "only PARTUUID=<gpt-partition-guid> or PARTUUID=<dos-disk-id>-<nn> is supported";
+		return "expects PARTUUID=<id>, UUID=<uuid>, LV=<vg>/<lv>, /dev/<vg>/<lv> or /dev/mapper/<vg>-<lv>";
 	v += pl;
 	n -= pl;
 	/* a DOS partition table: disk signature and partition number, "5f0a9a56-02" */
@@ -126,15 +287,16 @@ static const char *set_resume(struct er_config *c, const char *v, size_t n)
 		}
 		if (part == 0)
 			return "malformed PARTUUID";
-		er_memset(c->resume_partuuid, 0, 16);
+		clear_resume(c);
 		er_put_le32(c->resume_partuuid, sig);
 		c->resume_mbr_part = part;
 		c->have_resume = true;
 		return NULL;
 	}
-	if (!er_guid_parse(v, n, c->resume_partuuid))
+	if (!er_guid_parse(v, n, g))
 		return "malformed PARTUUID";
-	c->resume_mbr_part = 0;
+	clear_resume(c);
+	er_memcpy(c->resume_partuuid, g, 16);
 	c->have_resume = true;
 	return NULL;
 }

@@ -8,6 +8,9 @@
 #include <cmocka.h>
 
 #include "loader/config.h"
+#include "loader/location.h"
+#include <stdlib.h>
+#include <unistd.h>
 
 struct warnlog {
 	unsigned n;
@@ -256,6 +259,248 @@ static void test_guid_roundtrip(void **state)
 	assert_false(er_guid_parse("0657fd6d-a4ab-43c4-84e5-0933c84b4fzz", 36, g));
 }
 
+/* Issue 11: resume LV=<vg>/<lv>, /dev/<vg>/<lv>, /dev/mapper/<vg>-<lv>; stored as written */
+static void assert_lv(const char *line, const char *stored, const char *vg, const char *lv)
+{
+	struct er_config c;
+	struct warnlog w;
+	char v[ER_CONF_LV_MAX], l[ER_CONF_LV_MAX];
+	assert_int_equal(parse(&c, &w, line), 0);
+	assert_true(c.have_resume_lv);
+	assert_false(c.have_resume);
+	assert_false(c.have_resume_uuid);
+	assert_string_equal(c.resume_lv, stored);
+	assert_true(er_config_lv_names(c.resume_lv, v, l));
+	assert_string_equal(v, vg);
+	assert_string_equal(l, lv);
+}
+
+static void test_resume_lv_forms(void **state)
+{
+	(void)state;
+	assert_lv("resume LV=vg0/swap_1", "vg0/swap_1", "vg0", "swap_1");
+	assert_lv("resume   LV=debian-vg/swap_1  \r\n", "debian-vg/swap_1", "debian-vg", "swap_1");
+	assert_lv("resume /dev/vg0/swap_1", "/dev/vg0/swap_1", "vg0", "swap_1");
+	assert_lv("resume LV=/dev/vg0/swap_1", "/dev/vg0/swap_1", "vg0", "swap_1");
+	assert_lv("resume /dev/mapper/vg0-swap_1", "/dev/mapper/vg0-swap_1", "vg0", "swap_1");
+	assert_lv("resume /dev/mapper/debian--vg-swap--1", "/dev/mapper/debian--vg-swap--1", "debian-vg", "swap-1");
+	assert_lv("resume LV=/dev/mapper/a---b", "/dev/mapper/a---b", "a-", "b");
+	assert_lv("resume LV=a.b+c_d/x.y+z_-1", "a.b+c_d/x.y+z_-1", "a.b+c_d", "x.y+z_-1");
+	/* 255 bytes fit, 256 do not */
+	char line[400], want[300];
+	memset(want, 'v', 255);
+	want[127] = '/';
+	want[255] = 0;
+	snprintf(line, sizeof(line), "resume LV=%s", want);
+	char wvg[200];
+	memset(wvg, 'v', 127);
+	wvg[127] = 0;
+	assert_lv(line, want, wvg, want + 128);
+	struct er_config c;
+	struct warnlog w;
+	snprintf(line, sizeof(line), "resume LV=%sv", want);
+	assert_int_equal(parse(&c, &w, line), 1);
+	assert_false(c.have_resume_lv);
+	assert_string_equal(c.resume_lv, "");
+}
+
+/* "-" doubled, as LVM's dm_build_dm_name quotes a name */
+static void dm_quote(const char *s, char *out)
+{
+	for (; *s; s++) {
+		if (*s == '-')
+			*out++ = '-';
+		*out++ = *s;
+	}
+	*out = 0;
+}
+
+/* device-mapper's own splitting (dmsetup splitname, libdevmapper's dm_split_lvm_name) as
+ * the oracle for /dev/mapper names: taken exactly when dmsetup finds a VG, an LV and no
+ * layer, and LVM would build that very name from them (dm_split_lvm_name keeps a single
+ * trailing '-', as in "vg-lv-", which no LV's name produces) */
+static void test_resume_lv_mapper_vs_dmsetup(void **state)
+{
+	(void)state;
+	const char *names[] = { "vg0-swap", "vg--0-swap--1", "a---b", "a----b", "a-----b", "a-b-c", "a-b-real",
+				"a--b", "ab", "-ab", "a-", "a--", "a---", "vg-lv--", "vg-lv--x", "x-y_cdata", "my.vg-sw+ap",
+				"a--b--c-d--e", "vg-lv-", "vg--lv" };
+	unsigned taken = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char cmd[300], out[300] = "", vg[300] = "", lv[300] = "", layer[300] = "";
+		snprintf(cmd, sizeof(cmd), "PATH=$PATH:/sbin:/usr/sbin dmsetup splitname --noheadings --separator / -- '%s' LVM 2>/dev/null",
+			 names[i]);
+		FILE *p = popen(cmd, "r");
+		assert_non_null(p);
+		bool got = fgets(out, sizeof(out), p) != NULL;
+		int rc = pclose(p);
+		assert_int_equal(rc, 0);
+		assert_true(got);
+		out[strcspn(out, "\n")] = 0;
+		/* "VG/LV/LAYER", each part possibly empty ('/' is in no LVM name) */
+		char *a = strchr(out, '/'), *b = a ? strchr(a + 1, '/') : NULL;
+		assert_non_null(b);
+		snprintf(vg, sizeof(vg), "%.*s", (int)(a - out), out);
+		snprintf(lv, sizeof(lv), "%.*s", (int)(b - a - 1), a + 1);
+		snprintf(layer, sizeof(layer), "%s", b + 1);
+		char qvg[300], qlv[300], joined[700];
+		dm_quote(vg, qvg);
+		dm_quote(lv, qlv);
+		snprintf(joined, sizeof(joined), "%s-%s", qvg, qlv);
+		bool want = vg[0] && lv[0] && !layer[0] && strcmp(joined, names[i]) == 0;
+
+		char text[300], v[ER_CONF_LV_MAX], l[ER_CONF_LV_MAX];
+		snprintf(text, sizeof(text), "/dev/mapper/%s", names[i]);
+		bool ok = er_config_lv_names(text, v, l);
+		if (ok != want)
+			fail_msg("%s: efiresume %s, dmsetup says vg '%s' lv '%s' layer '%s'", names[i], ok ? "takes it" : "refuses it",
+				 vg, lv, layer);
+		if (ok) {
+			taken++;
+			assert_string_equal(v, vg);
+			assert_string_equal(l, lv);
+		} else {
+			assert_string_equal(v, "");
+			assert_string_equal(l, "");
+		}
+		/* and through the parser */
+		struct er_config c;
+		struct warnlog w;
+		snprintf(text, sizeof(text), "resume /dev/mapper/%s", names[i]);
+		assert_int_equal(parse(&c, &w, text), want ? 0 : 1);
+		assert_int_equal(c.have_resume_lv, want);
+	}
+	/* both outcomes seen (dmsetup answered something for each name) */
+	assert_int_equal(taken, 9);   /* 9 of the 20 names above are LVs */
+}
+
+static void test_resume_lv_malformed(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	const char *bad[] = { "resume LV=", "resume LV=vg0", "resume LV=vg0/", "resume LV=/swap", "resume LV=vg0/sw/ap",
+			      "resume LV=vg 0/swap", "resume LV=vg0/sw\xc3\xa9p", "resume LV=./swap", "resume LV=vg0/..",
+			      "resume /dev/sda2", "resume /dev/", "resume /dev/vg0/", "resume /dev//swap", "resume /dev/a/b/c",
+			      "resume /dev/disk/by-uuid/5b3a0c9e-1122-4344-8566-778899aabbcc", "resume /dev/mapper/",
+			      "resume /dev/mapper/swap", "resume /dev/mapper/vg-lv-real", "resume /dev/mapper/vg-",
+			      "resume /dev/mapper/-lv", "resume /dev/mapper/vg/lv", "resume lv=vg0/swap", "resume vg0/swap",
+			      "resume LABEL=swap" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* on top of a valid LV line: warned, and the earlier value kept */
+		char text[300];
+		snprintf(text, sizeof(text), "resume LV=keep/me\n%s\n", bad[i]);
+		if (parse(&c, &w, text) != 1)
+			fail_msg("'%s' not warned once (%u warnings)", bad[i], w.n);
+		assert_int_equal(w.line[0], 2);
+		assert_string_equal(w.key[0], "resume");
+		assert_true(c.have_resume_lv);
+		assert_string_equal(c.resume_lv, "keep/me");
+		assert_false(c.have_resume);
+		assert_false(c.have_resume_uuid);
+	}
+	char v[ER_CONF_LV_MAX], l[ER_CONF_LV_MAX];
+	memset(v, 'x', sizeof(v));
+	memset(l, 'x', sizeof(l));
+	assert_false(er_config_lv_names("vg0", v, l));
+	assert_string_equal(v, "");
+	assert_string_equal(l, "");
+	assert_false(er_config_lv_names("", v, l));
+}
+
+/* resume UUID=: stored in text order, which is how mkswap writes it into the swap header
+ * (the bytes the loader compares, er_swap_uuid); any case */
+static void test_resume_uuid(void **state)
+{
+	(void)state;
+	static const char text[] = "5b3a0c9e-1122-4344-8566-778899aabbcc";
+	char path[] = "/tmp/efiresume-test-swap-XXXXXX", cmd[256];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	snprintf(cmd, sizeof(cmd), "PATH=$PATH:/sbin:/usr/sbin mkswap -U %s %s >/dev/null 2>&1", text, path);
+	int rc = system(cmd);
+	uint8_t page[4096], swap_uuid[16];
+	ssize_t got = pread(fd, page, sizeof(page), 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(rc, 0);
+	assert_int_equal(got, 4096);
+	er_swap_uuid(page, swap_uuid);
+
+	struct er_config c;
+	struct warnlog w;
+	const char *lines[] = { "resume UUID=5b3a0c9e-1122-4344-8566-778899aabbcc", "resume UUID=5B3A0C9E-1122-4344-8566-778899AABBCC",
+				"resume UUID=5b3A0c9E-1122-4344-8566-778899AaBbCc" };
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		assert_int_equal(parse(&c, &w, lines[i]), 0);
+		assert_true(c.have_resume_uuid);
+		assert_false(c.have_resume);
+		assert_false(c.have_resume_lv);
+		assert_memory_equal(c.resume_uuid, swap_uuid, 16);
+		char u[37];
+		er_uuid_format(c.resume_uuid, u);
+		assert_string_equal(u, text);
+	}
+	/* with resume-offset: a filesystem's UUID, as Debian's RESUME=UUID=... RESUME_OFFSET=... */
+	assert_int_equal(parse(&c, &w, "resume-offset 34816\nresume UUID=5b3a0c9e-1122-4344-8566-778899aabbcc\n"), 0);
+	assert_true(c.have_resume_uuid);
+	assert_int_equal(c.resume_offset, 34816);
+	assert_int_equal(parse(&c, &w, "resume LV=vg0/root\nresume-offset 99\n"), 0);
+	assert_true(c.have_resume_lv);
+	assert_int_equal(c.resume_offset, 99);
+
+	const char *bad[] = { "resume UUID=", "resume UUID=5b3a0c9e-1122-4344-8566-778899aabbc",
+			      "resume UUID=5b3a0c9e-1122-4344-8566-778899aabbccd", "resume UUID=5b3a0c9e11224344856677889 9aabbcc",
+			      "resume UUID=5b3a0c9e_1122-4344-8566-778899aabbcc", "resume UUID=5b3a0c9e-1122-4344-8566-778899aabbcg",
+			      "resume UUID=5b3a0c9e1122-4344-8566-778899aabbcc-", "resume UUID=00000000-0000-0000-0000-000000000000",
+			      "resume uuid=5b3a0c9e-1122-4344-8566-778899aabbcc", "resume UUID=5b3a0c9e11224344856677 8899aabbcc",
+			      "resume UUID={5b3a0c9e-1122-4344-8566-778899aabbcc}", "resume UUID=5b3a0c9e112243448566778899aabbcc" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char t[300];
+		snprintf(t, sizeof(t), "%s\n%s\n", lines[0], bad[i]);
+		if (parse(&c, &w, t) != 1)
+			fail_msg("'%s' not warned once (%u warnings)", bad[i], w.n);
+		assert_true(c.have_resume_uuid);
+		assert_memory_equal(c.resume_uuid, swap_uuid, 16);
+	}
+}
+
+/* A later valid resume line replaces an earlier one: exactly one kind set, the others cleared */
+static void test_resume_replaces(void **state)
+{
+	(void)state;
+	struct er_config c;
+	struct warnlog w;
+	static const char *kinds[] = { "resume PARTUUID=0657FD6D-A4AB-43C4-84E5-0933C84B4F4F", "resume PARTUUID=5f0a9a56-02",
+				       "resume LV=vg0/swap", "resume /dev/mapper/vg0-swap",
+				       "resume UUID=5b3a0c9e-1122-4344-8566-778899aabbcc" };
+	for (size_t a = 0; a < 5; a++) {
+		for (size_t b = 0; b < 5; b++) {
+			char text[300];
+			struct er_config only;
+			snprintf(text, sizeof(text), "%s\n%s\n", kinds[a], kinds[b]);
+			assert_int_equal(parse(&c, &w, text), 0);
+			/* the same as the second line alone, byte for byte */
+			assert_int_equal(parse(&only, &w, kinds[b]), 0);
+			assert_memory_equal(&c, &only, sizeof(c));
+			assert_int_equal((int)c.have_resume + (int)c.have_resume_lv + (int)c.have_resume_uuid, 1);
+		}
+	}
+	/* the cleared kinds are zero */
+	assert_int_equal(parse(&c, &w, "resume PARTUUID=5f0a9a56-02\nresume LV=vg0/swap\n"), 0);
+	static const uint8_t zero[16];
+	assert_memory_equal(c.resume_partuuid, zero, 16);
+	assert_int_equal(c.resume_mbr_part, 0);
+	assert_int_equal(parse(&c, &w, "resume LV=vg0/swap\nresume PARTUUID=0657FD6D-A4AB-43C4-84E5-0933C84B4F4F\n"), 0);
+	assert_string_equal(c.resume_lv, "");
+	assert_false(c.have_resume_lv);
+	/* a malformed line in between changes nothing */
+	assert_int_equal(parse(&c, &w, "resume LV=vg0/swap\nresume PARTUUID=1234\nresume UUID=x\nresume /dev/sda2\n"), 3);
+	assert_true(c.have_resume_lv);
+	assert_string_equal(c.resume_lv, "vg0/swap");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +515,11 @@ int main(void)
 		cmocka_unit_test(test_control_characters),
 		cmocka_unit_test(test_no_trailing_newline_and_crlf),
 		cmocka_unit_test(test_guid_roundtrip),
+		cmocka_unit_test(test_resume_lv_forms),
+		cmocka_unit_test(test_resume_lv_mapper_vs_dmsetup),
+		cmocka_unit_test(test_resume_lv_malformed),
+		cmocka_unit_test(test_resume_uuid),
+		cmocka_unit_test(test_resume_replaces),
 	};
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
