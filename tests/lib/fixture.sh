@@ -22,6 +22,7 @@
 #   fixture_dir NAME           prints $CACHE/fixtures/NAME
 #   fixture_fact NAME|DIR KEY  prints one value from the facts file
 . "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/volumes.sh"
 
 FIXTURE_TIMEOUT=${FIXTURE_TIMEOUT:-300}
 
@@ -33,11 +34,20 @@ FIXTURE_TIMEOUT=${FIXTURE_TIMEOUT:-300}
 # here in 3 of 7 boots; 0 of 5 without CX16). A kernel that booted without CX16
 # never uses the instruction, so such a fixture also resumes on a CPU with CX16.
 # Set FIXTURE_QEMU_ARGS (even to "") to override.
+# A LUKS fixture (efiresume_luks) gets AES-NI too (+aes): dm-crypt in the guest and
+# efiresume's AES-XTS then run on QEMU's AES instructions instead of table/bitsliced AES.
+# fixture_qemu_args ARCH [KERNEL_ARGS...]
 fixture_qemu_args() {
 	if [ -n "${FIXTURE_QEMU_ARGS+set}" ]; then
 		echo "$FIXTURE_QEMU_ARGS"
 	else
-		case $1 in x64) echo "-cpu qemu64,-cx16" ;; *) echo "" ;; esac
+		local a=$1
+		shift
+		case $a/$(vol_kind "$@") in
+		x64/luks) echo "-cpu qemu64,-cx16,+aes" ;;
+		x64/*) echo "-cpu qemu64,-cx16" ;;
+		*) echo "" ;;
+		esac
 	fi
 }
 # vendor GUID of the variable resumed.sh writes (documented here for tests that look for leftovers)
@@ -52,14 +62,18 @@ fixture_fact() {
 }
 
 # the test /init: prelude, then /resumed.sh written out (a here-document, so the
-# file exists in the rootfs of boot 1 and thus in the image), then hibernate.sh
+# file exists in the rootfs of boot 1 and thus in the image), then hibernate.sh.
+# fixture_init [KERNEL_ARGS...]: the blocks between "# >>> volumes" and "# <<< volumes"
+# lines are only kept for a fixture with efiresume_lvm or efiresume_luks (so every
+# other fixture's /init, and its cache key, is what it was before they existed)
 fixture_init() {
-	local init=$TOP/tests/e2e/init
+	local init=$TOP/tests/e2e/init strip='/^# >>> volumes/,/^# <<< volumes/d'
+	[ -z "$(vol_kind "$@")" ] || strip=
 	cat "$init/prelude.sh"
 	echo "cat > /resumed.sh <<'EFIRESUME_RESUMED_SH_EOF'"
-	cat "$init/resumed.sh"
+	sed -e "$strip" "$init/resumed.sh"
 	echo "EFIRESUME_RESUMED_SH_EOF"
-	cat "$init/hibernate.sh"
+	sed -e "$strip" "$init/hibernate.sh"
 }
 
 # Kernel modules beyond make_initramfs's list (virtio, efivarfs): the compressor
@@ -86,7 +100,7 @@ fixture_modules() {
 	for a in "$@"; do
 		case $a in hibernate.compressor=*) fixture_module_deps "$kdir" "${a#*=}" ;; esac
 	done
-	for m in ${FIXTURE_MODULES:-}; do fixture_module_deps "$kdir" "$m"; done
+	for m in ${FIXTURE_MODULES:-} $(vol_modules "$(vol_kind "$@")"); do fixture_module_deps "$kdir" "$m"; done
 }
 
 # fixture_add_modules KDIR INITRD MODULE...: appends a second cpio archive (the
@@ -134,12 +148,13 @@ make_fixture() {
 _make_fixture_locked() {
 	local name=$1 arch=$2 kpkg=$3 suite=$4 dir=$5
 	shift 5
-	local args=("$@") mem=${MEM:-512} smp=${SMP:-1} efi kdir kimg conf params swap_mb mods qargs
+	local args=("$@") mem=${MEM:-512} smp=${SMP:-1} efi kdir kimg conf params swap_mb mods qargs vol
 	efi=$BUILD/efiresume-$arch.efi
 	[ -f "$efi" ] || { echo "  no $efi (make $efi)" >&2; return 1; }
 	kdir=$(kernel_dir "$kpkg" $suite) || { echo "  cannot fetch $kpkg $suite" >&2; return 1; }
 	kimg=$(kernel_image "$kdir")
-	qargs=$(fixture_qemu_args "$arch")
+	vol=$(vol_kind "${args[@]}")
+	qargs=$(fixture_qemu_args "$arch" "${args[@]}")
 	mods=$(fixture_modules "$kdir" "${args[@]}" | awk '!seen[$0]++' | paste -sd' ')
 	conf="# hibernation fixture $name
 timeout 0
@@ -155,8 +170,10 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 		echo "args=${args[*]}"
 		echo "modules=$mods"
 		echo "qemu_args=$qargs"
-		echo "init=$(fixture_init | md5sum | cut -d' ' -f1)"
+		echo "init=$(fixture_init "${args[@]}" | md5sum | cut -d' ' -f1)"
 		echo "conf=$(echo "$conf" | md5sum | cut -d' ' -f1)"
+		# (swap on LVM / in LUKS: the host tools copied into the initramfs)
+		[ -z "$vol" ] || echo "volumes=$vol $(vol_params)"
 	)
 	# built by this efiresume: .done newer than the binary, or the same binary
 	# content (make relinks it often without a change)
@@ -172,10 +189,11 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	echo "$params" > "$dir/params"
-	fixture_init > "$dir/init"
+	fixture_init "${args[@]}" > "$dir/init"
 	echo "$conf" > "$dir/efiresume.conf"
 	make_initramfs "$arch" "$kdir" "$dir/init" "$dir/initrd.gz"
 	fixture_add_modules "$kdir" "$dir/initrd.gz" $mods
+	[ -z "$vol" ] || vol_add_tools "$dir/initrd.gz"
 	# the swap partition holds the whole image even when nothing can be freed
 	# (efiresume_swapfile: an ext4 partition with a swap file of that size, plus room)
 	swap_mb=$((mem + 64))
@@ -190,6 +208,12 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 	esp_put "$dir/disk.img" "$dir/initrd.gz" ::/initrd.gz
 	# efiresume_keepswap: the guest keeps the swap header made here on the host
 	case " ${args[*]} " in *" efiresume_keepswap "*) mkswap_disk "$dir/disk.img" $SWAP_PARTUUID ;; esac
+	# swap on LVM / in LUKS2: partition 2 typed as Debian's installer does (Linux LVM;
+	# LUKS: Linux LUKS), not as swap: efiresume has to look inside it
+	case $vol in
+	lvm) sgdisk -t2:8e00 "$dir/disk.img" >/dev/null ;;
+	luks) sgdisk -t2:8309 "$dir/disk.img" >/dev/null ;;
+	esac
 	if [ $extra_mb -gt 0 ]; then
 		swap_page=$(make_swapfile_fs "$dir/disk.img") || return 1
 		echo "  swap file: header at page $swap_page of partition 2 (ext4)"
@@ -209,10 +233,25 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 		"no failure in boot 1" || ok=1
 	expect "$log" 'reboot: Power down' "kernel powered off" || ok=1
 	local sig
-	sig=$(SWAP_PAGE=$swap_page swap_sig "$dir/disk.img")
+	if [ -n "$vol" ]; then
+		# swap on LV vg0/swap_1: its first page, found with lvm2 (pe_start, the LV's
+		# first extent) on partition 2 or on the LUKS payload decrypted with the volume
+		# key cryptsetup reports (tests/lib/volumes.sh)
+		expect "$log" '^EFIRESUME-TEST: swap on LV vg0/swap_1 \([0-9]+:[0-9]+\)$' "guest swaps on LV vg0/swap_1" || ok=1
+		expect_not "$log" '^EFIRESUME-TEST: .*failed' "no failed step in the guest" || ok=1
+		if [ "$vol" = luks ]; then
+			expect "$log" '^EFIRESUME-TEST: luks=[0-9a-f-]{36} ' "guest made a LUKS2 container" || ok=1
+		fi
+		vol_facts "$vol" "$dir/disk.img" > "$dir/facts" || { echo "  no LVM/LUKS facts from the host tools"; ok=1; }
+		sed 's/^luks_key=.*/luks_key=(volume key)/; s/^/  /' "$dir/facts"
+		sig=$(vol_swap_sig "$dir" "$dir/disk.img")
+	else
+		sig=$(SWAP_PAGE=$swap_page swap_sig "$dir/disk.img")
+	fi
 	if [ "$sig" = S1SUSPEND ]; then echo "  ok: swap signature $sig"; else echo "  WRONG swap signature '$sig'"; ok=1; fi
 	[ $ok -eq 0 ] || { echo "  fixture $name FAILED; see $dir" >&2; return 1; }
 
+	[ -z "$vol" ] || mv "$dir/facts" "$dir/facts.vol"
 	write_facts "$log.txt" > "$dir/facts" <<FACTS
 name=$name
 arch=$arch
@@ -230,6 +269,7 @@ qemu_args=$qargs
 boot_seconds=$(fmt_secs "$t0" "$t1")
 efiresume=$(md5sum < "$efi" | cut -d' ' -f1)
 FACTS
+	[ -z "$vol" ] || { cat "$dir/facts.vol" >> "$dir/facts"; rm -f "$dir/facts.vol"; }
 	touch "$dir/.done"
 	say "fixture $name: done"
 }

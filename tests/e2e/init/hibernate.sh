@@ -10,6 +10,10 @@
 #   efiresume_swapfile    /dev/vda2 is ext4 with /swapfile (made on the host, which
 #                         wrote its resume_offset to /swapfile.offset): hibernate there
 #   efiresume_hibloc      write systemd's HibernateLocation EFI variable first
+# >>> volumes
+#   efiresume_lvm         swap on LV vg0/swap_1, /dev/vda2 the PV (tests/lib/volumes.sh)
+#   efiresume_luks        the same VG inside LUKS2 on /dev/vda2
+# <<< volumes
 #   efiresume_probe       only report that this kernel booted, then power off
 #                         (the normal boot program of the refusal tests)
 #   efiresume_touch=DEV   with efiresume_probe: first mount the ext4 filesystem on DEV,
@@ -55,6 +59,38 @@ if grep -q '\<efiresume_swapfile\>' /proc/cmdline; then
 	echo "$sigpage" > /sys/power/resume_offset
 	cat /sys/class/block/vda2/dev > /sys/power/resume 2>/dev/null
 	say "swap file at page $sigpage of /dev/vda2"
+# >>> volumes (this block is only in the /init of fixtures with efiresume_lvm/_luks)
+elif grep -q '\<efiresume_lvm\>' /proc/cmdline || grep -q '\<efiresume_luks\>' /proc/cmdline; then
+	# efiresume_lvm: /dev/vda2 is an LVM PV, VG vg0, linear LV swap_1 (Debian's names);
+	# efiresume_luks: the same VG inside LUKS2 on /dev/vda2 (tests/lib/volumes.sh).
+	# The host's lvm2 and cryptsetup, no udev: libdevmapper makes the /dev/mapper nodes.
+	export DM_DISABLE_UDEV=1 LVM_SUPPRESS_FD_WARNINGS=1
+	pv=/dev/vda2
+	if grep -q '\<efiresume_luks\>' /proc/cmdline; then
+		luks_pass='efiresume luks-11'
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		printf '%s' "$luks_pass" | cryptsetup luksFormat --batch-mode --type luks2 --pbkdf argon2id \
+			--pbkdf-memory 32768 --pbkdf-parallel 2 --pbkdf-force-iterations 4 --key-file - /dev/vda2 ||
+			say "luksFormat failed"
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		printf '%s' "$luks_pass" | cryptsetup open --key-file - /dev/vda2 vda2_crypt || say "cryptsetup open failed"
+		t2=$(cut -d' ' -f1 /proc/uptime)
+		pv=/dev/mapper/vda2_crypt
+		say "luks=$(cryptsetup luksUUID /dev/vda2) format ${t0}-${t1} s, open ${t1}-${t2} s"
+		# the kernel's xts(aes) driver (xts-aes-aesni with AES-NI)
+		say "luks-cipher=$(dmsetup table vda2_crypt | cut -d' ' -f4) $(grep -A2 '^name *: xts(aes)' /proc/crypto | sed -n 's/^driver *: //p' | head -1)"
+	fi
+	{ lvm pvcreate -q -y $pv && lvm vgcreate -q vg0 $pv && lvm lvcreate -q -y -l 90%FREE -n swap_1 vg0; } > /dev/null ||
+		say "lvm setup failed"
+	swap=/dev/mapper/vg0-swap_1
+	vol_dev=$swap
+	mkswap $swap > /dev/null || say "mkswap failed"
+	# the LV is the resume device (the kernel's swap_type_of() picks its swap area)
+	for b in /sys/block/dm-*; do
+		[ "$(cat $b/dm/name 2>/dev/null)" = vg0-swap_1 ] && cat $b/dev > /sys/power/resume
+	done
+	say "swap on LV vg0/swap_1 ($(cat /sys/power/resume))"
+# <<< volumes
 elif ! grep -q '\<efiresume_keepswap\>' /proc/cmdline; then
 	mkswap /dev/vda2 > /dev/null || say "mkswap failed"
 fi
@@ -92,6 +128,10 @@ if grep -q '\<efiresume_hibloc\>' /proc/cmdline; then
 	at=1036
 	[ "$sigpage" = 0 ] || at=1128
 	u=$(dd if=/dev/vda2 bs=1 skip=$at count=16 2>/dev/null | od -An -tx1 | tr -d ' \n')
+# >>> volumes
+	# (the swap area on the LV)
+	[ -z "${vol_dev:-}" ] || u=$(dd if=$vol_dev bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n')
+# <<< volumes
 	uuid=$(echo "$u" | sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)\(.\{12\}\)$/\1-\2-\3-\4-\5/')
 	json="{\"uuid\":\"$uuid\",\"offset\":$sigpage,\"kernelVersion\":\"$(uname -r)\",\"osReleaseId\":\"debian\"}"
 	# 4 bytes of attributes (NV|BS|RT) then the data, in ONE write(2) (efivarfs rule)

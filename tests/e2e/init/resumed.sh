@@ -27,6 +27,13 @@ say "counter $c1 -> $c2"
 # (swapon rereads the header from the disk once nothing holds it open).
 # $swap and $sigpage: the partition or the swap file, and its header page.
 sig=$(dd if=/dev/vda2 bs=4096 skip="$sigpage" count=1 iflag=direct 2>/dev/null | dd bs=1 skip=4086 count=10 2>/dev/null | tr -d '\0')
+# >>> volumes
+# (swap on an LV: its first page, read through the mapping, decrypted for LUKS)
+if [ -n "${vol_dev:-}" ]; then
+	sig=$(dd if=$vol_dev bs=4096 count=1 iflag=direct 2>/dev/null | dd bs=1 skip=4086 count=10 2>/dev/null | tr -d '\0')
+	say "swap-device=$vol_dev"
+fi
+# <<< volumes
 say "swap-signature=$sig"
 if swapoff "$swap" && swapon "$swap"; then
 	say "swap-reusable=yes"
