@@ -64,6 +64,45 @@ static bool devnum_parse(const char *t, size_t n, uint32_t *major, uint32_t *min
 	return true;
 }
 
+/* "luks": 1..40 characters of [0-9a-fA-F-] (a LUKS header's UUID field holds 40 bytes) */
+static bool luks_ok(const char *t, size_t n)
+{
+	if (n == 0 || n > 40)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (t[i] != '-' && hexval(t[i]) < 0)
+			return false;
+	return true;
+}
+
+/* "lv": "<vg>/<lv>", printable ASCII without space, exactly one '/', neither side empty */
+static bool lv_ok(const char *t, size_t n)
+{
+	size_t slash = n;
+	if (n < 3 || n > 255)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)t[i] <= 0x20 || (unsigned char)t[i] >= 0x7f)
+			return false;
+		if (t[i] == '/') {
+			if (slash != n)
+				return false;
+			slash = i;
+		}
+	}
+	return slash > 0 && slash + 1 < n;
+}
+
+/* A hint member: copied into out[cap] when it is a string that ok() accepts, else "" */
+static void hint_member(const struct er_json *root, const char *key, char *out, size_t cap,
+			bool (*ok)(const char *, size_t))
+{
+	size_t n;
+	if (er_json_get_string(root, key, out, cap, &n) != ER_JSON_OK || n >= cap ||
+	    er_strnlen(out, cap) != n || !ok(out, n))
+		er_memset(out, 0, cap);
+}
+
 bool er_location_parse(const char *buf, size_t len, struct er_location *out)
 {
 	struct er_json root, v;
@@ -104,6 +143,10 @@ bool er_location_parse(const char *buf, size_t len, struct er_location *out)
 	} else if (r != ER_JSON_E_NOTFOUND) {
 		goto bad;
 	}
+
+	/* efiresume's sleep hook: the LUKS container and the LV holding the swap (hints) */
+	hint_member(&root, "luks", out->luks, sizeof(out->luks), luks_ok);
+	hint_member(&root, "lv", out->lv, sizeof(out->lv), lv_ok);
 	return true;
 bad:
 	er_memset(out, 0, sizeof(*out));

@@ -15,6 +15,12 @@ struct er_location {
 	                            * EfiresumeLocation; systemd does not write it) */
 	uint32_t dev_major;        /* the swap device's Linux device number (decimal */
 	uint32_t dev_minor;        /* "8:2"; major < 2^12, minor < 2^20), 0:0 if absent */
+	char luks[41];             /* "luks": the UUID of the LUKS container holding the swap,
+	                            * as in its header (1..40 of [0-9a-fA-F-], kept as given);
+	                            * "" if absent (efiresume's sleep hook writes it) */
+	char lv[256];              /* "lv": "<vg>/<lv>", the logical volume holding the swap
+	                            * (3..255 printable non-space bytes, exactly one '/', neither
+	                            * name empty); "" if absent */
 };
 
 /* Parses the variable's bytes (UTF-8 JSON, possibly NUL-terminated). Returns false (and
@@ -22,7 +28,9 @@ struct er_location {
  * keys, nesting beyond 32, malformed UTF-8 are invalid too) whose top level is an object
  * with a well-formed "uuid" string; or when "offset" is present and not an unsigned
  * 64-bit integer (a JSON number or a string of digits; beyond 2^64 - 1 refuses); or
- * when "device" is present and not a "MAJ:MIN" string. Other members are ignored. */
+ * when "device" is present and not a "MAJ:MIN" string. A "luks" or "lv" member that is
+ * not a string of the form described above is ignored alone (its field stays "", the
+ * rest of the variable still counts): they are hints. Other members are ignored. */
 bool er_location_parse(const char *buf, size_t len, struct er_location *out);
 
 /* The swap UUID from page 0 of a swap device (bytes 1036..1051). */

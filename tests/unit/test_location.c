@@ -254,6 +254,120 @@ static void test_fs_uuid_xfs_btrfs_none(void **state)
 	assert_null(er_fs_uuid(buf, sizeof(buf) - 1, u));
 }
 
+/* Issue 11: "luks" and "lv" hints from efiresume's sleep hook */
+static void test_luks_lv(void **state)
+{
+	(void)state;
+	struct er_location h;
+	assert_true(parse_str("{" UUID ",\"offset\":0,\"device\":\"254:1\",\"luks\":\"0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5b\","
+			      "\"lv\":\"vg0/swap_1\",\"kernelVersion\":\"6.1.0-28-amd64\"}", &h));
+	assert_memory_equal(h.uuid, want_uuid, 16);
+	assert_true(h.have_device);
+	assert_int_equal(h.dev_major, 254);
+	assert_string_equal(h.luks, "0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5b");
+	assert_string_equal(h.lv, "vg0/swap_1");
+	assert_string_equal(h.kernel, "6.1.0-28-amd64");
+	/* absent: "" (systemd's HibernateLocation never has them) */
+	assert_true(parse_str("{" UUID "}", &h));
+	assert_string_equal(h.luks, "");
+	assert_string_equal(h.lv, "");
+	/* kept as given: upper case, no dashes, the 40 bytes of a LUKS header's UUID field */
+	char j[600], v[300];
+	const char *luks_good[] = { "0F5E4C3A-1B2D-4E6F-8A9B-0C1D2E3F4A5B", "0f5e4c3a1b2d4e6f8a9b0c1d2e3f4a5b", "a",
+				    "0123456789abcdef0123456789ABCDEF-------", "0123456789abcdef0123456789ABCDEF--------" };
+	for (size_t i = 0; i < sizeof(luks_good) / sizeof(luks_good[0]); i++) {
+		snprintf(j, sizeof(j), "{" UUID ",\"luks\":\"%s\"}", luks_good[i]);
+		assert_true(parse_str(j, &h));
+		assert_string_equal(h.luks, luks_good[i]);
+	}
+	const char *lv_good[] = { "a/b", "debian-vg/swap_1", "my.vg+x/lv--1" };
+	for (size_t i = 0; i < sizeof(lv_good) / sizeof(lv_good[0]); i++) {
+		snprintf(j, sizeof(j), "{" UUID ",\"lv\":\"%s\"}", lv_good[i]);
+		assert_true(parse_str(j, &h));
+		assert_string_equal(h.lv, lv_good[i]);
+	}
+	/* 255 bytes fit, 256 do not */
+	memset(v, 'x', 255);
+	v[100] = '/';
+	v[255] = 0;
+	snprintf(j, sizeof(j), "{" UUID ",\"lv\":\"%s\"}", v);
+	assert_true(parse_str(j, &h));
+	assert_string_equal(h.lv, v);
+	snprintf(j, sizeof(j), "{" UUID ",\"lv\":\"%sx\"}", v);
+	assert_true(parse_str(j, &h));
+	assert_string_equal(h.lv, "");
+}
+
+/* A malformed hint is ignored alone: the variable (uuid, offset, device, the other hint) still counts */
+static void test_luks_lv_malformed(void **state)
+{
+	(void)state;
+	struct er_location h;
+	char j[600];
+	const char *bad_luks[] = { "\"\"", "\"0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5bx\"", "\"0f5e4c3a 1b2d\"",
+				   "\"0123456789abcdef0123456789ABCDEF---------\"", "\"0f5e\\u0000\"", "\"{0f5e4c3a}\"",
+				   "\"0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5g\"", "\"\\u00e9\"", "12345", "null", "true",
+				   "[\"0f5e4c3a\"]", "{\"uuid\":\"0f5e4c3a\"}" };
+	for (size_t i = 0; i < sizeof(bad_luks) / sizeof(bad_luks[0]); i++) {
+		snprintf(j, sizeof(j), "{" UUID ",\"offset\":7,\"device\":\"254:0\",\"luks\":%s,\"lv\":\"vg0/swap\"}", bad_luks[i]);
+		if (!parse_str(j, &h))
+			fail_msg("luks %s refused the whole variable", bad_luks[i]);
+		assert_memory_equal(h.uuid, want_uuid, 16);
+		assert_int_equal(h.offset, 7);
+		assert_true(h.have_device);
+		assert_string_equal(h.luks, "");
+		assert_string_equal(h.lv, "vg0/swap");
+	}
+	const char *bad_lv[] = { "\"\"", "\"ab\"", "\"/ab\"", "\"ab/\"", "\"a/b/c\"", "\"//\"", "\"vg0\"", "\"vg 0/swap\"",
+				 "\"vg0/sw\\tap\"", "\"vg0/sw\\u00e9p\"", "\"vg0/s\\u0000\"", "\"vg0/\\u007f\"", "42", "null",
+				 "[\"vg0/swap\"]", "{}" };
+	for (size_t i = 0; i < sizeof(bad_lv) / sizeof(bad_lv[0]); i++) {
+		snprintf(j, sizeof(j), "{" UUID ",\"offset\":7,\"luks\":\"0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5b\",\"lv\":%s}", bad_lv[i]);
+		if (!parse_str(j, &h))
+			fail_msg("lv %s refused the whole variable", bad_lv[i]);
+		assert_memory_equal(h.uuid, want_uuid, 16);
+		assert_int_equal(h.offset, 7);
+		assert_string_equal(h.lv, "");
+		assert_string_equal(h.luks, "0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5b");
+	}
+	/* a duplicate is still not JSON this parser takes (another reader could take the other one) */
+	assert_false(parse_str("{" UUID ",\"lv\":\"a/b\",\"lv\":\"c/d\"}", &h));
+	assert_string_equal(h.lv, "");
+	/* a refusal for another reason leaves the hints "" too */
+	assert_false(parse_str("{" UUID ",\"offset\":-1,\"luks\":\"0f5e\",\"lv\":\"a/b\"}", &h));
+	assert_string_equal(h.luks, "");
+	assert_string_equal(h.lv, "");
+}
+
+/* The LUKS header's own UUID, as cryptsetup writes and reads it (luksFormat --uuid, luksUUID),
+ * is taken as a "luks" hint */
+static void test_luks_uuid_cryptsetup(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/efiresume-test-luks-XXXXXX", cmd[512], got[64] = "";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 16 << 20), 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "PATH=$PATH:/sbin:/usr/sbin; echo -n pw | cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 "
+		 "--uuid 0F5E4C3A-1B2D-4E6F-8A9B-0C1D2E3F4A5B --key-file - %s >/dev/null 2>&1 && cryptsetup luksUUID %s", path, path);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	if (!fgets(got, sizeof(got), p))
+		got[0] = 0;
+	int rc = pclose(p);
+	unlink(path);
+	assert_int_equal(rc, 0);
+	got[strcspn(got, "\n")] = 0;
+	assert_int_equal(strlen(got), 36);
+	char j[300];
+	struct er_location h;
+	snprintf(j, sizeof(j), "{" UUID ",\"luks\":\"%s\"}", got);
+	assert_true(parse_str(j, &h));
+	assert_string_equal(h.luks, got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +382,9 @@ int main(void)
 		cmocka_unit_test(test_swap_uuid),
 		cmocka_unit_test(test_fs_uuid_ext4_mkfs),
 		cmocka_unit_test(test_fs_uuid_xfs_btrfs_none),
+		cmocka_unit_test(test_luks_lv),
+		cmocka_unit_test(test_luks_lv_malformed),
+		cmocka_unit_test(test_luks_uuid_cryptsetup),
 	};
 	return cmocka_run_group_tests_name("location", tests, NULL, NULL);
 }
