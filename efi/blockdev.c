@@ -150,6 +150,8 @@ EFI_STATUS er_blockdev_read(const struct er_blockdev *d, UINT64 offset, void *bu
 		return log_error_status(err, L"%a: bad read of %lu bytes at %lu", d->id, (UINT64)len, offset);
 	if (len == 0)
 		return EFI_SUCCESS;
+	if (d->ops)
+		return d->ops->read(d, offset, buf, len, FALSE);
 	err = d->bio->ReadBlocks(d->bio, d->bio->Media->MediaId, offset / d->block_size, len, buf);
 	if (EFI_ERROR(err))
 		return log_error_status(err, L"%a: read of %lu bytes at %lu failed", d->id, (UINT64)len, offset);
@@ -160,6 +162,10 @@ EFI_STATUS er_blockdev_probe(const struct er_blockdev *d, UINT64 offset, void *b
 {
 	if (EFI_ERROR(check_io(d, offset, buf, len)))
 		return EFI_INVALID_PARAMETER;
+	if (len == 0)
+		return EFI_SUCCESS;
+	if (d->ops)
+		return d->ops->read(d, offset, buf, len, TRUE);
 	return d->bio->ReadBlocks(d->bio, d->bio->Media->MediaId, offset / d->block_size, len, buf);
 }
 
@@ -168,6 +174,10 @@ EFI_STATUS er_blockdev_write(const struct er_blockdev *d, UINT64 offset, const v
 	EFI_STATUS err = check_io(d, offset, buf, len);
 	if (EFI_ERROR(err))
 		return log_error_status(err, L"%a: bad write of %lu bytes at %lu", d->id, (UINT64)len, offset);
+	if (len == 0)
+		return EFI_SUCCESS;
+	if (d->ops)
+		return d->ops->write(d, offset, buf, len);
 	err = d->bio->WriteBlocks(d->bio, d->bio->Media->MediaId, offset / d->block_size, len, (void *)buf);
 	if (EFI_ERROR(err))
 		return log_error_status(err, L"%a: write of %lu bytes at %lu failed", d->id, (UINT64)len, offset);

@@ -37,7 +37,18 @@ BOOLEAN er_file_exists(const CHAR16 *path);
 /* ---- efi/blockdev.c */
 enum er_part_scheme { ER_PART_NONE = 0, ER_PART_MBR = 1, ER_PART_GPT = 2 };
 
+struct er_blockdev;
+/* A mapped device (an LVM logical volume, an unlocked LUKS container: loader/volumes.c)
+ * reads and writes through the devices below it. offset and len are already checked
+ * against the mapped device's block size and size. quiet: a probe (no log line). */
+struct er_blockdev_ops {
+	EFI_STATUS (*read)(const struct er_blockdev *d, UINT64 offset, void *buf, UINTN len, BOOLEAN quiet);
+	EFI_STATUS (*write)(const struct er_blockdev *d, UINT64 offset, const void *buf, UINTN len);
+};
+
 struct er_blockdev {
+	const struct er_blockdev_ops *ops;  /* NULL: EFI Block I/O (handle, bio) */
+	void *ctx;                    /* the mapping's state (ops != NULL) */
 	EFI_HANDLE handle;
 	EFI_BLOCK_IO *bio;
 	UINT32 block_size;
@@ -127,6 +138,11 @@ EFI_STATUS er_mp_wait(struct er_mp_job *job, UINTN timeout_ms);
 INT32 er_wait_key(UINTN timeout_s);
 /* A key typed since the last call, without waiting: as er_wait_key, 0 when none. */
 INT32 er_poll_key(void);
+/* Reads a line typed on the console (keyboard and serial alike) into buf as UTF-8,
+ * NUL-terminated, echoing '*' per character (Backspace deletes). Returns its length
+ * (Enter), -1 (Esc), -2 (the console cannot be read), -3 (no key for idle_s seconds).
+ * On a negative return buf is wiped. */
+INTN er_read_secret(char *buf, UINTN cap, UINTN idle_s);
 /* Writes text at the start of the current line (no newline): a line updated in place. */
 void er_console_line(const CHAR16 *fmt, ...);
 

@@ -9,6 +9,7 @@
 #include "loader/loader.h"
 #include "loader/location.h"
 #include "loader/select.h"
+#include "loader/volumes.h"
 
 /* systemd's vendor GUID, under which it stores HibernateLocation */
 static const EFI_GUID systemd_guid = { 0x8cf2644b, 0x4b0b, 0x428f, { 0x93, 0x87, 0x6d, 0x87, 0x60, 0x50, 0xdc, 0x67 } };
@@ -42,20 +43,32 @@ static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, struct er
  * have one shape; ours is read first. */
 static const CHAR16 *loc_name = L"HibernateLocation";
 
-static BOOLEAN read_location_var(struct er_location *h, BOOLEAN *ours)
+void er_hint_read(struct er_hint *h)
 {
-	*ours = FALSE;
-	if (read_location(ER_LOCATION_VAR, &er_vendor_guid, h, ours)) {
-		loc_name = ER_LOCATION_VAR;
-		return TRUE;
-	}
 	BOOLEAN theirs = FALSE;
-	loc_name = L"HibernateLocation";
-	return read_location(L"HibernateLocation", &systemd_guid, h, &theirs);
+	er_memset(h, 0, sizeof(*h));
+	h->name = loc_name = ER_LOCATION_VAR;
+	if (read_location(ER_LOCATION_VAR, &er_vendor_guid, &h->loc, &h->ours)) {
+		h->have = TRUE;
+		return;
+	}
+	h->name = loc_name = L"HibernateLocation";
+	h->have = read_location(L"HibernateLocation", &systemd_guid, &h->loc, &theirs);
 }
 
+static BOOLEAN configured(const struct er_config *cfg)
+{
+	return cfg->have_resume || cfg->have_resume_lv || cfg->have_resume_uuid;
+}
+
+/* The device `resume PARTUUID=` or `resume LV=` names (UUID= names a swap area or a
+ * filesystem, not a device: see is_resume_uuid). */
 static BOOLEAN is_resume_dev(const struct er_config *cfg, const struct er_blockdev *d)
 {
+	if (cfg->have_resume_lv)
+		return er_volume_is_lv(d, cfg->resume_lv);
+	if (!cfg->have_resume)
+		return FALSE;
 	if (cfg->resume_mbr_part)
 		return d->scheme == ER_PART_MBR && er_memcmp(d->partuuid, cfg->resume_partuuid, 4) == 0 &&
 		       d->part_number == cfg->resume_mbr_part;
@@ -95,7 +108,7 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 	for (UINTN i = 0; i < ndevs; i++) {
 		struct er_blockdev *d = &devs[i];
 		UINT8 u[16];
-		if (cfg->have_resume && !is_resume_dev(cfg, d))
+		if ((cfg->have_resume || cfg->have_resume_lv) && !is_resume_dev(cfg, d))
 			continue;
 		UINTN n = d->size < ER_FS_UUID_BYTES ? (UINTN)d->size : ER_FS_UUID_BYTES;
 		n -= n % d->block_size;
@@ -120,7 +133,7 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 	}
 	if (matched == 0)
 		log_info(L"no filesystem the firmware can read has the UUID %s names%a; not taking another image\n",
-			 loc_name, cfg->have_resume ? " on the configured resume partition" : "");
+			 loc_name, cfg->have_resume || cfg->have_resume_lv ? " on the configured resume device" : "");
 	else if (!image->dev) {
 		log_info(L"no image in the swap file %s names\n", loc_name);
 		image->stale_location = TRUE;
@@ -161,11 +174,14 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 			continue;
 		struct er_candidate *c = &cand[n];
 		c->kind = (UINT8)kind;
-		c->eligible = !cfg->have_resume || is_resume_dev(cfg, d);
 		if (kind != ER_SWAP_NONE) {
 			er_swap_uuid(page, c->uuid);
 			er_memcpy(c->tail, page + ER_HDR_HW_SIG, sizeof(c->tail));
 		}
+		if (cfg->have_resume_uuid)
+			c->eligible = kind != ER_SWAP_NONE && er_memcmp(c->uuid, cfg->resume_uuid, 16) == 0;
+		else
+			c->eligible = !configured(cfg) || is_resume_dev(cfg, d);
 		BOOLEAN named = hl && kind != ER_SWAP_NONE && er_memcmp(c->uuid, hl->uuid, 16) == 0;
 		log_info(L"swap %a: %a%s%s%s\n", d->id, er_swap_kind_name(kind), named ? L" (" : L"", named ? loc_name : L"",
 			 named ? L")" : L"", c->eligible ? L"" : L" (not the configured resume device)");
@@ -198,7 +214,7 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 		image->kind = cand[sel.index].kind;
 		if (sel.why == ER_SEL_HINT)
 			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
-	} else if (cfg->have_resume && sel.why == ER_SEL_NONE) {
+	} else if (configured(cfg) && sel.why == ER_SEL_NONE) {
 		log_info(L"no image on the configured resume device\n");
 	}
 out:
@@ -207,44 +223,55 @@ out:
 	return err;
 }
 
-EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, UINTN ndevs,
-			 struct er_swapdev *image)
+EFI_STATUS er_find_image(const struct er_config *cfg, const struct er_hint *hint, struct er_blockdev *devs,
+			 UINTN ndevs, struct er_swapdev *image)
 {
 	UINT8 *page;
 	EFI_STATUS err;
-	struct er_location hl;
-	BOOLEAN ours = FALSE;
-	BOOLEAN have_hl = read_location_var(&hl, &ours);
+	BOOLEAN have_hl = hint->have;
 
 	er_memset(image, 0, sizeof(*image));
 	image->kind = ER_SWAP_NONE;
-	image->our_location = ours;
+	image->our_location = hint->ours;
+	loc_name = hint->name;
 	err = er_alloc_pages(1, (void **)&page);
 	if (EFI_ERROR(err))
 		return err;
 
 	/* 1. a swap file named in the configuration: that and nothing else */
+	if (cfg->resume_offset && cfg->have_resume_uuid) {
+		/* UUID= with resume-offset: the filesystem holding the swap file (Debian's
+		 * RESUME=UUID=... with RESUME_OFFSET=...), found as the location variable's */
+		struct er_location conf;
+		er_memset(&conf, 0, sizeof(conf));
+		er_memcpy(conf.uuid, cfg->resume_uuid, 16);
+		conf.offset = cfg->resume_offset;
+		loc_name = L"resume UUID= in efiresume.conf";
+		find_location_file(cfg, &conf, devs, ndevs, image);
+		goto out;
+	}
 	if (cfg->resume_offset) {
-		if (!cfg->have_resume)
-			log_warn(L"resume-offset without resume PARTUUID=...: ignored\n");
-		for (UINTN i = 0; cfg->have_resume && i < ndevs; i++)
+		BOOLEAN named = cfg->have_resume || cfg->have_resume_lv;
+		if (!named)
+			log_warn(L"resume-offset without resume PARTUUID=, LV= or UUID=: ignored\n");
+		for (UINTN i = 0; named && i < ndevs; i++)
 			if (is_resume_dev(cfg, &devs[i])) {
 				try_swap_file(&devs[i], cfg->resume_offset, L"resume-offset", page, image);
 				goto out;
 			}
-		if (cfg->have_resume) {
-			log_info(L"the configured resume partition is not on this machine\n");
+		if (named) {
+			log_info(L"the configured resume device is not on this machine\n");
 			goto out;
 		}
 	}
 	/* 2. a swap file named by the location variable: that and nothing else (when it is
 	 * not there, another image would be an older one) */
-	if (have_hl && hl.offset) {
-		find_location_file(cfg, &hl, devs, ndevs, image);
+	if (have_hl && hint->loc.offset) {
+		find_location_file(cfg, &hint->loc, devs, ndevs, image);
 		goto out;
 	}
-	/* 3. swap partitions */
-	err = find_partition(cfg, have_hl ? &hl : NULL, devs, ndevs, page, image);
+	/* 3. swap partitions, logical volumes, unlocked containers */
+	err = find_partition(cfg, have_hl ? &hint->loc : NULL, devs, ndevs, page, image);
 out:
 	er_free_pages(page, 1);
 	return err;

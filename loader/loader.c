@@ -1,5 +1,6 @@
 /* The story of a boot through efiresume. */
 #include "loader/loader.h"
+#include "loader/volumes.h"
 
 #define CONF_MAX_SIZE (64 * 1024)
 
@@ -64,15 +65,21 @@ EFI_STATUS er_loader_main(void)
 	struct er_config cfg;
 	struct er_blockdev *devs = NULL;
 	struct er_swapdev image;
+	struct er_hint hint;
 	UINTN ndevs = 0;
 	EFI_STATUS err;
 
 	/* A broken configuration file still leaves the defaults in place: go on. */
 	load_config(&cfg);
 
+	er_hint_read(&hint);
 	err = er_blockdev_list(&devs, &ndevs);
+	/* LVM logical volumes and LUKS containers: devices of their own (a failure here
+	 * leaves the plain devices) */
 	if (!EFI_ERROR(err))
-		err = er_find_image(&cfg, devs, ndevs, &image);
+		er_volumes_open(&cfg, &hint, &devs, &ndevs);
+	if (!EFI_ERROR(err))
+		err = er_find_image(&cfg, &hint, devs, ndevs, &image);
 	if (!EFI_ERROR(err) && image.stale_location)
 		er_location_done(&image);
 	if (!EFI_ERROR(err) && image.dev) {
@@ -102,6 +109,8 @@ EFI_STATUS er_loader_main(void)
 	}
 	if (!EFI_ERROR(err) && !image.dev)
 		er_stale_forget();   /* the image it recorded is gone */
+	/* the volume keys go before anything else runs */
+	er_volumes_close(FALSE);
 	er_free(devs);
 	return er_run_fallback(&cfg);
 }

@@ -5,6 +5,7 @@
 
 #include "efi/efi.h"
 #include "loader/config.h"
+#include "loader/location.h"
 
 /* A swap device and what its page 0 says. */
 struct er_swapdev {
@@ -19,10 +20,20 @@ struct er_swapdev {
 /* efiresume's sleep hook writes it before hibernation (same JSON as HibernateLocation) */
 #define ER_LOCATION_VAR L"EfiresumeLocation"
 
+/* Where the last hibernation went: EfiresumeLocation (efiresume's sleep hook) or
+ * HibernateLocation (systemd 254+), read once per boot (loader/find.c). */
+struct er_hint {
+	BOOLEAN have;            /* a location variable was read and understood: loc */
+	BOOLEAN ours;            /* EfiresumeLocation is set (deleted once it has served) */
+	const CHAR16 *name;      /* the variable loc came from */
+	struct er_location loc;
+};
+void er_hint_read(struct er_hint *h);
+
 /* loader/find.c: reports every swap device on the console (one line each) and
  * fills *image with the one to resume (kind == ER_SWAP_IMAGE), if any. */
-EFI_STATUS er_find_image(const struct er_config *cfg, struct er_blockdev *devs, UINTN ndevs,
-			 struct er_swapdev *image);
+EFI_STATUS er_find_image(const struct er_config *cfg, const struct er_hint *hint, struct er_blockdev *devs,
+			 UINTN ndevs, struct er_swapdev *image);
 
 /* loader/fallback.c: start cfg->fallback with cfg->options. Returns an error for the
  * firmware (so that its next boot option runs) when that is impossible. */

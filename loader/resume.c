@@ -1,6 +1,7 @@
 /* Resume: read and verify, plan and load, commit, hand off. Any refusal before the
  * commit leaves the disk untouched and returns, so that the caller boots normally. */
 #include "loader/loader.h"
+#include "loader/volumes.h"
 #include "loader/plan.h"
 #include "efi/planmem.h"
 #include "arch/handoff.h"
@@ -535,6 +536,9 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	struct pnr_ctx pc = { sd, page0, page, &m, FALSE };
 	struct er_pnr_ops ops = { &pc, pnr_get_map, pnr_exit_bs, pnr_commit, pnr_uncommit, pnr_reset, pnr_note };
 	enum er_pnr_result pr = er_point_of_no_return(&ops);
+	/* the signature is written (or put back): no volume key is needed any more, and
+	 * none may reach the image kernel or the normal boot */
+	er_volumes_close(pr == ER_PNR_EXITED);
 	if (pr == ER_PNR_EXITED) {
 		__asm__ __volatile__("cli");
 		er_arch_after_exit(h, &m);

@@ -1,0 +1,23 @@
+/* loader/volumes.c: LVM2 logical volumes and LUKS containers as block devices. */
+#ifndef EFIRESUME_LOADER_VOLUMES_H
+#define EFIRESUME_LOADER_VOLUMES_H
+
+#include "loader/loader.h"
+
+/* Replaces *devs (er_blockdev_list's array, freed here) with a larger one: the same
+ * devices, then one per unlocked LUKS container ("luks-<uuid>") and per mappable
+ * logical volume ("LV vg/lv"), whose reads and writes go through the mapping (and
+ * the cipher). Asks for passphrases only as the hint allows (see volumes.c). On an
+ * error *devs is left as it was. */
+EFI_STATUS er_volumes_open(const struct er_config *cfg, const struct er_hint *hint, struct er_blockdev **devs,
+			   UINTN *ndevs);
+
+/* Wipes every volume key (the containers cannot be read or written any more). quiet:
+ * after ExitBootServices (no output). Called before the hand-off and before the
+ * normal boot. */
+void er_volumes_close(BOOLEAN quiet);
+
+/* d is the logical volume spec names ("vg/lv", "/dev/vg/lv", "/dev/mapper/vg-lv"). */
+BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec);
+
+#endif
