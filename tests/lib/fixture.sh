@@ -34,8 +34,10 @@ FIXTURE_TIMEOUT=${FIXTURE_TIMEOUT:-300}
 # here in 3 of 7 boots; 0 of 5 without CX16). A kernel that booted without CX16
 # never uses the instruction, so such a fixture also resumes on a CPU with CX16.
 # Set FIXTURE_QEMU_ARGS (even to "") to override.
-# A LUKS fixture (efiresume_luks) gets AES-NI too (+aes): dm-crypt in the guest and
-# efiresume's AES-XTS then run on QEMU's AES instructions instead of table/bitsliced AES.
+# A LUKS fixture (efiresume_luks) gets AES-NI too (+aes, and the SSSE3/SSE4/PCLMULQDQ
+# every AES-NI CPU has: the kernel's aesni_intel uses pshufb; with +aes alone its
+# self-test dies with an invalid opcode): dm-crypt in the guest and efiresume's AES-XTS
+# then run on QEMU's AES instructions instead of table/bitsliced AES.
 # fixture_qemu_args ARCH [KERNEL_ARGS...]
 fixture_qemu_args() {
 	if [ -n "${FIXTURE_QEMU_ARGS+set}" ]; then
@@ -44,7 +46,7 @@ fixture_qemu_args() {
 		local a=$1
 		shift
 		case $a/$(vol_kind "$@") in
-		x64/luks) echo "-cpu qemu64,-cx16,+aes" ;;
+		x64/luks) echo "-cpu qemu64,-cx16,+aes,+ssse3,+sse4.1,+sse4.2,+pclmulqdq" ;;
 		x64/*) echo "-cpu qemu64,-cx16" ;;
 		*) echo "" ;;
 		esac

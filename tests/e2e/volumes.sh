@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# Swap on LVM and in LUKS2 (issue 11), end to end: real Debian 6.1 kernels that
+# hibernated to LV vg0/swap_1 (tests/lib/volumes.sh, made by the guest with the
+# host's lvm2 and cryptsetup), resumed or refused by efiresume under OVMF.
+#   volumes.sh CASE
+#     lvm          PV on partition 2 (type Linux LVM): resumed from the LV; the LV's
+#                  swap header back to SWAPSPACE2 (guest, and host through lvm2's
+#                  pe_start); PV label and metadata untouched; no second resume
+#     luks         the VG inside LUKS2 (argon2id) on partition 2, HibernateLocation
+#                  naming the swap: a wrong passphrase typed first, then the right
+#                  one: unlocked, resumed; the signature reset written encrypted (the
+#                  guest swaps on the LV again; the host decrypts it with the volume
+#                  key); the LUKS header untouched; the passphrases never echoed;
+#                  boot 3 unlocks again and finds no image
+#     luks-3wrong  three wrong passphrases: normal boot, partition 2 unchanged
+#     luks-cipher  the container's data cipher aes-cbc-essiv:sha256 (made on the host
+#                  over the fixture's header, same UUID): refused, no prompt, normal
+#                  boot, partition 2 unchanged
+#     luks-tpm2    a systemd-tpm2 token bound to the only keyslot: refused (token-only),
+#                  no prompt, normal boot, partition 2 unchanged
+#     luks-nohint  no location variable (fresh OVMF variables): no prompt, "nothing to
+#                  resume", normal boot, partition 2 unchanged
+# Passphrases are typed over the serial console (a pipe chardev) once the prompt shows.
+set -euo pipefail
+. "$(dirname "$0")/../lib/fixture.sh"
+case=${1:?usage: volumes.sh lvm|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint}
+arch=x64 kpkg=linux-image-cloud-amd64
+T0=$(date +%s.%N)
+case $case in
+lvm) name=x64-6.1-lvm; make_fixture $name $arch $kpkg -- efiresume_lvm ;;
+luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint)
+	name=x64-6.1-luks; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_hibloc ;;
+*) die "unknown case $case" ;;
+esac
+T1=$(date +%s.%N)
+fx=$(fixture_dir "$name")
+d=$(scratch "volumes-$case")
+copy_fixture "$name" "$d"
+esp_put "$d/disk.img" "$BUILD/efiresume-$arch.efi" "::/EFI/BOOT/$(efi_boot_name "$arch")"
+qargs=$(fixture_fact "$fx" qemu_args)
+token=$(fixture_fact "$fx" token) md5=$(fixture_fact "$fx" md5)
+uuid=$(fixture_fact "$fx" luks_uuid)
+pass=$VOL_LUKS_PASS
+wrong1='not the passphrase' wrong2='efiresume luks-12' wrong3='Efiresume luks-11'
+ok=0
+
+# the normal boot program of the refusal cases only reports and powers off
+probe_conf() {
+	sed 's/^options \(.*\)$/options \1 efiresume_probe/' "$fx/efiresume.conf" > "$d/efiresume.conf"
+	esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+}
+
+# boot LOG TIMEOUT [PASSPHRASE...]: one boot with the serial console on a pipe pair;
+# the Nth passphrase is typed (then Enter) once the prompt "(try N of 3" shows
+boot() {
+	local log=$1 tmo=$2 rc=0 typist=
+	shift 2
+	rm -f "$d/ser.in" "$d/ser.out"
+	mkfifo "$d/ser.in" "$d/ser.out"
+	: > "$log"
+	cat "$d/ser.out" > "$log" &
+	local catpid=$!
+	exec 7<>"$d/ser.in"
+	if [ $# -gt 0 ]; then
+		(
+			n=0
+			for p in "$@"; do
+				n=$((n + 1))
+				for _ in $(seq 1200); do
+					grep -aq "passphrase for luks-.*(try $n of 3" "$log" && break
+					sleep 0.1
+				done
+				sleep 0.5
+				# one key at a time, as a user types; Enter is CR on a serial terminal
+				for ((i = 0; i < ${#p}; i++)); do printf '%s' "${p:$i:1}" >&7; sleep 0.02; done
+				printf '\r' >&7
+			done
+		) &
+		typist=$!
+	fi
+	local t0 t1
+	t0=$(date +%s.%N)
+	QEMU_SERIAL="-chardev pipe,id=ser0,path=$d/ser -serial chardev:ser0" \
+		run_qemu $arch "$d/disk.img" "$d/vars.fd" "$log" "$tmo" $qargs || rc=$?
+	t1=$(date +%s.%N)
+	wait $catpid || true
+	[ -z "$typist" ] || kill "$typist" 2>/dev/null || true
+	exec 7>&-
+	clean_log "$log" > "$log.txt"
+	echo "  $(basename "$log"): qemu status $rc after $(fmt_secs "$t0" "$t1") s"
+	[ $rc -eq 0 ] || { echo "  QEMU did not power off cleanly (status $rc; 124 = timeout)"; return 1; }
+}
+
+# the typed passphrases never reach the console (the prompt echoes '*')
+no_echo() {
+	local p
+	for p in "$pass" "$wrong1" "$wrong2" "$wrong3"; do
+		if grep -aqF -- "$p" "$1"; then echo "  ECHOED: a passphrase is in $1"; return 1; fi
+	done
+	echo "  ok: no passphrase on the console"
+}
+
+# the resumed guest's checks (tests/e2e/init/resumed.sh)
+resumed_checks() {
+	local log=$1 c
+	expect "$log" 'resetting the swap signature to SWAPSPACE2 and handing off' "committed" || ok=1
+	expect "$log" '^EFIRESUME-TEST: resumed$' "shell continued after the hibernate command" || ok=1
+	expect "$log" "^EFIRESUME-TEST: token-after=$token\$" "same token" || ok=1
+	expect "$log" "^EFIRESUME-TEST: md5-after=$md5\$" "same md5 of the tmpfs file" || ok=1
+	if c=$(grep -aE '^EFIRESUME-TEST: counter [0-9]+ -> [0-9]+' "$log.txt"); then
+		set -- $c
+		if [ "$5" -gt "$3" ]; then echo "  ok: counter still counting ($3 -> $5)"; else echo "  STOPPED counter: $c"; ok=1; fi
+	else
+		echo "  MISSING: counter line"; ok=1
+	fi
+	expect "$log" '^EFIRESUME-TEST: swap-device=/dev/mapper/vg0-swap_1$' "guest checks the LV" || ok=1
+	expect "$log" '^EFIRESUME-TEST: swap-signature=SWAPSPACE2$' "signature on the LV (read through the mapping) is SWAPSPACE2" || ok=1
+	expect "$log" '^EFIRESUME-TEST: swap-reusable=yes' "swapoff + swapon on the LV" || ok=1
+	expect "$log" '^EFIRESUME-TEST: efivars-read=yes' "EFI variable read" || ok=1
+	expect "$log" '^EFIRESUME-TEST: efivars-write=yes' "EFI variable written" || ok=1
+	expect "$log" '^EFIRESUME-TEST: disk-read=yes' "disk readable" || ok=1
+	expect "$log" '^EFIRESUME-TEST: checks-done' "checks done" || ok=1
+	expect_not "$log" 'Kernel panic|BUG:|Oops|hibernate failed' "no kernel error" || ok=1
+}
+
+# host side: the LV's swap header (lvm2's pe_start; for LUKS decrypted with the volume key)
+host_sig() {
+	local sig
+	sig=$(vol_swap_sig "$fx" "$d/disk.img")
+	if [ "$sig" = "$1" ]; then echo "  ok: host: LV vg0/swap_1's signature is $sig"; else echo "  WRONG: host: LV signature '$sig' (want $1)"; ok=1; fi
+}
+
+# partition 2's bytes [0, N) (PV label + metadata, or the LUKS2 header), or all of it
+part_md5() {
+	vol_part "$d/disk.img" "$d/part"
+	if [ -n "${1:-}" ]; then head -c "$1" "$d/part" | md5sum | cut -d' ' -f1; else md5sum < "$d/part" | cut -d' ' -f1; fi
+	rm -f "$d/part"
+}
+same() {
+	if [ "$1" = "$2" ]; then echo "  ok: $3 unchanged"; else echo "  CHANGED: $3 ($1 -> $2)"; ok=1; fi
+}
+
+echo "boot 1 (from the fixture):"
+expect "$fx/serial.log" '^EFIRESUME-TEST: swap on LV vg0/swap_1 ' "the guest swapped on LV vg0/swap_1" || ok=1
+expect "$fx/serial.log" '^EFIRESUME-TEST: hibernating$' "the fallback kernel hibernated" || ok=1
+echo "  LV vg0/swap_1 at byte $(fixture_fact "$fx" lv_offset) of $([ -n "$uuid" ] && echo "the LUKS payload (luks-$uuid, data at $(fixture_fact "$fx" luks_offset), $(fixture_fact "$fx" luks_sector)-byte sectors)" || echo "partition 2") (pe_start $(fixture_fact "$fx" pe_start), first PE $(fixture_fact "$fx" lv_pe))"
+
+find_lv='efiresume: swap LV vg0/swap_1: hibernation image'
+prompt_re="efiresume: passphrase for luks-$uuid on .* \\(try 1 of 3, Esc: skip\\)"
+T2=$(date +%s.%N)
+case $case in
+lvm)
+	head=$(part_md5 "$(fixture_fact "$fx" pe_start)")
+	echo "boot 2 (resume):"
+	boot "$d/boot2.log" 240 || ok=1
+	log=$d/boot2.log
+	expect "$log" 'efiresume: .*vg0.*(PV|VG|LV)' "the PV/VG/LV reported" || ok=1
+	expect "$log" "$find_lv" "swap on LV vg0/swap_1 found with an image" || ok=1
+	expect "$log" 'efiresume: found a hibernated Linux .*vg0/swap_1.*: [0-9]+ MiB in [0-9]+ pages' "first line: what will be resumed, on the LV" || ok=1
+	resumed_checks "$log"
+	host_sig SWAPSPACE2
+	same "$head" "$(part_md5 "$(fixture_fact "$fx" pe_start)")" "PV label and metadata (partition 2 up to pe_start)"
+	echo "boot 3 (no second resume):"
+	probe_conf
+	boot "$d/boot3.log" 180 || ok=1
+	expect "$d/boot3.log" 'efiresume: swap LV vg0/swap_1: (no image|no swap signature)' "efiresume finds no image on the LV" || ok=1
+	expect "$d/boot3.log" '^EFIRESUME-TEST: probe: normal boot' "normal boot" || ok=1
+	;;
+luks)
+	head=$(part_md5 "$(fixture_fact "$fx" luks_offset)")
+	echo "boot 2 (a wrong passphrase, then the right one; resume):"
+	boot "$d/boot2.log" 300 "$wrong1" "$pass" || ok=1
+	log=$d/boot2.log
+	expect "$log" 'efiresume: HibernateLocation: swap UUID ' "HibernateLocation read" || ok=1
+	expect "$log" "$prompt_re" "prompt for luks-$uuid (try 1 of 3)" || ok=1
+	expect "$log" "efiresume: luks-$uuid: wrong passphrase" "wrong passphrase refused" || ok=1
+	expect "$log" "efiresume: passphrase for luks-$uuid on .* \\(try 2 of 3, Esc: skip\\)" "asked again (try 2 of 3)" || ok=1
+	expect "$log" "efiresume: luks-$uuid: unlocked \\(keyslot 0, argon2id, [0-9]+ ms\\)" "unlocked with keyslot 0 (argon2id)" || ok=1
+	sed -n 's/.*efiresume: \(luks-.*: unlocked .*\)/  (\1)/p' "$log.txt" | head -1
+	expect "$log" "$find_lv" "swap on LV vg0/swap_1 inside the container found with an image" || ok=1
+	no_echo "$log.txt" || ok=1
+	resumed_checks "$log"
+	host_sig SWAPSPACE2
+	same "$head" "$(part_md5 "$(fixture_fact "$fx" luks_offset)")" "LUKS2 header and keyslots (partition 2 up to the data segment)"
+	echo "boot 3 (no second resume; HibernateLocation still names the swap, so efiresume asks):"
+	probe_conf
+	boot "$d/boot3.log" 240 "$pass" || ok=1
+	expect "$d/boot3.log" "efiresume: luks-$uuid: unlocked" "unlocked" || ok=1
+	expect "$d/boot3.log" 'efiresume: swap LV vg0/swap_1: (no image|no swap signature)' "efiresume finds no image on the LV" || ok=1
+	expect "$d/boot3.log" '^EFIRESUME-TEST: probe: normal boot' "normal boot" || ok=1
+	;;
+luks-3wrong)
+	probe_conf
+	before=$(part_md5)
+	echo "boot 2 (three wrong passphrases):"
+	boot "$d/boot2.log" 300 "$wrong1" "$wrong2" "$wrong3" || ok=1
+	log=$d/boot2.log
+	expect "$log" "$prompt_re" "prompt (try 1 of 3)" || ok=1
+	n=$(grep -ac "efiresume: luks-$uuid: wrong passphrase" "$log.txt" || true)
+	[ "$n" = 2 ] || [ "$n" = 3 ] && echo "  ok: $n 'wrong passphrase' lines" || { echo "  WRONG: $n 'wrong passphrase' lines"; ok=1; }
+	expect "$log" "efiresume: luks-$uuid: 3 wrong passphrases; booting normally \\(the initramfs will ask\\)" "3 wrong: booting normally" || ok=1
+	expect_not "$log" 'unlocked|handing off|swap signature (reset|restored)' "not unlocked, nothing committed" || ok=1
+	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot program started" || ok=1
+	no_echo "$log.txt" || ok=1
+	same "$before" "$(part_md5)" "partition 2 (byte for byte)"
+	;;
+luks-cipher|luks-tpm2)
+	probe_conf
+	vol_part "$d/disk.img" "$d/part"
+	if [ $case = luks-cipher ]; then
+		# a new header over the old one (same UUID, same data offset): data cipher
+		# aes-cbc-essiv:sha256 (the LUKS1-era default), keyslot cipher aes-xts-plain64
+		printf %s "$pass" | cryptsetup luksFormat --batch-mode --type luks2 --uuid "$uuid" \
+			--cipher aes-cbc-essiv:sha256 --key-size 256 --keyslot-cipher aes-xts-plain64 --keyslot-key-size 512 \
+			--pbkdf pbkdf2 --pbkdf-force-iterations 1000 --offset $(($(fixture_fact "$fx" luks_offset) / 512)) \
+			--key-file - "$d/part"
+		want="efiresume: luks-$uuid on .*: not unlocked: unsupported: .*aes-cbc-essiv"
+		what="refused: unsupported cipher"
+	else
+		# what systemd-cryptenroll --tpm2-device=auto --wipe-slot=password leaves: the
+		# only keyslot bound to a systemd-tpm2 token
+		cat > "$d/tpm2.json" <<-'EOF'
+		{"type":"systemd-tpm2","keyslots":["0"],"tpm2-blob":"AJ4AIHh0ZXN0IGJsb2Igb2YgYSBzZWFsZWQga2V5","tpm2-pcrs":[7],"tpm2-pcr-bank":"sha256","tpm2-primary-alg":"ecc","tpm2-policy-hash":"5f0a9a563c7e4d529b8e1d2c3b4a59685f0a9a563c7e4d529b8e1d2c3b4a5968","tpm2-pin":false}
+		EOF
+		cryptsetup token import --json-file "$d/tpm2.json" --token-id 0 "$d/part"
+		want="efiresume: luks-$uuid on .*: not unlocked: token-only"
+		what="refused: TPM2 only"
+	fi
+	cryptsetup luksDump "$d/part" | grep -E '^UUID|cipher:|^  [0-9]+: systemd' | sed 's/^/  luksDump: /'
+	vol_put_part "$d/disk.img" "$d/part"
+	rm -f "$d/part"
+	before=$(part_md5)
+	echo "boot 2:"
+	boot "$d/boot2.log" 240 || ok=1
+	log=$d/boot2.log
+	expect "$log" "$want" "$what" || ok=1
+	sed -n 's/.*efiresume: \(luks-.*not unlocked.*\)/  (\1)/p' "$log.txt" | head -2
+	expect_not "$log" 'passphrase for' "no prompt" || ok=1
+	expect_not "$log" 'handing off|swap signature (reset|restored)' "nothing committed" || ok=1
+	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot program started" || ok=1
+	same "$before" "$(part_md5)" "partition 2 (byte for byte)"
+	;;
+luks-nohint)
+	probe_conf
+	new_vars $arch "$d/vars.fd"
+	before=$(part_md5)
+	echo "boot 2 (fresh OVMF variables: no HibernateLocation, no EfiresumeLocation):"
+	boot "$d/boot2.log" 240 || ok=1
+	log=$d/boot2.log
+	expect "$log" "efiresume: luks-$uuid on .*: encrypted \\(not unlocked: nothing to resume\\)" "encrypted, not unlocked: nothing to resume" || ok=1
+	expect_not "$log" 'passphrase for' "no prompt" || ok=1
+	expect_not "$log" 'handing off|swap signature (reset|restored)' "nothing committed" || ok=1
+	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot program started" || ok=1
+	same "$before" "$(part_md5)" "partition 2 (byte for byte)"
+	;;
+esac
+T3=$(date +%s.%N)
+echo "time: fixture $(fmt_secs "$T0" "$T1") s (boot 1 took $(fixture_fact "$fx" boot_seconds) s when built), case $(fmt_secs "$T2" "$T3") s"
+exit $ok
