@@ -4,6 +4,8 @@
 #     uncompressed body of a real hibernation image.
 #     The parallel decompression engine (loader/parallel.c) with 1 and 2 threads on the
 #     same body; image/ crypto (AES-XTS, PBKDF2, Argon2id) vs OpenSSL / libargon2.
+#  4. (tests/bench-luks.sh) unlocking a default-shape Argon2id LUKS2 keyslot in firmware
+#     (QEMU) vs cryptsetup on the host.
 #  3. (tests/bench-debian.sh) on a real Debian 12 system: efiresume through BootNext vs
 #     initramfs-tools' resume, same system, same kind of image.
 #  2. resume time, efiresume vs the kernel's own resume path, on copies of the same image
@@ -95,3 +97,9 @@ done
 # 3. the same comparison on a real Debian 12 system (systemd, initramfs-tools, the .deb):
 #    efiresume through BootNext vs initramfs-tools' own resume
 "$TOP/tests/bench-debian.sh"
+
+# 4. unlocking a LUKS2 keyslot with cryptsetup's default Argon2id shape: efiresume in
+#    firmware (1 and 2 vCPUs) vs cryptsetup on the host, same header
+echo
+echo "== LUKS2 unlock (argon2id, 1 GiB): efiresume in firmware vs cryptsetup"
+"$TOP/tests/bench-luks.sh"
