@@ -107,8 +107,9 @@ EFI_STATUS er_loader_main(void)
 			er_resume(&cfg, &image);
 		}
 	}
-	if (!EFI_ERROR(err) && !image.dev)
-		er_stale_forget();   /* the image it recorded is gone */
+	/* the image it recorded is gone (unless it may be in a container left locked) */
+	if (!EFI_ERROR(err) && !image.dev && !er_volumes_locked())
+		er_stale_forget();
 	/* the volume keys go before anything else runs */
 	er_volumes_close(FALSE);
 	er_free(devs);

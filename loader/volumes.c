@@ -248,6 +248,7 @@ struct state {
 static struct crypt_map *crypts[MAX_LUKS];
 static UINTN ncrypts;
 static struct er_lvm_vg *vgs_kept[2 * MAX_VGS];
+static UINTN nlocked;           /* containers an image may be in that stayed locked */
 static UINTN nvgs_kept;
 
 static struct er_blockdev *new_dev(struct state *s)
@@ -625,9 +626,13 @@ static void unlock_wanted(struct state *s)
 		if (st != ER_LUKS_OK) {
 			log_info(L"luks-%a on %a: not unlocked: %a: %a; booting normally (the initramfs will ask)\n", uuid,
 				 d->id, er_luks_status_name(st), e.detail);
+			nlocked++;
 			continue;
 		}
+		UINTN before = ncrypts;
 		unlock(s, i, hdr);
+		if (ncrypts == before)
+			nlocked++;
 	}
 	er_wipe(hdr, sizeof(*hdr));
 	er_free(hdr);
@@ -684,6 +689,11 @@ void er_volumes_close(BOOLEAN quiet)
 	if (ncrypts && !quiet)
 		log_info(L"%d volume key(s) wiped\n", (INTN)ncrypts);
 	ncrypts = 0;
+}
+
+BOOLEAN er_volumes_locked(void)
+{
+	return nlocked > 0;
 }
 
 BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec)

@@ -17,6 +17,10 @@ EFI_STATUS er_volumes_open(const struct er_config *cfg, const struct er_hint *hi
  * normal boot. */
 void er_volumes_close(BOOLEAN quiet);
 
+/* An image was expected in a LUKS container that stayed locked (refused, skipped,
+ * wrong passphrases): that no image was found says nothing about whether one is there. */
+BOOLEAN er_volumes_locked(void);
+
 /* d is the logical volume spec names ("vg/lv", "/dev/vg/lv", "/dev/mapper/vg-lv"). */
 BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec);
 
