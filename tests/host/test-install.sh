@@ -76,8 +76,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		er_uuid_format(h.uuid, u);
-		printf("attr=%u\nuuid=%s\noffset=%llu\nkernel=%s\n", er_le32(buf), u,
-		       (unsigned long long)h.offset, h.kernel);
+		printf("attr=%u\nuuid=%s\noffset=%llu\nkernel=%s\nluks=%s\nlv=%s\n", er_le32(buf), u,
+		       (unsigned long long)h.offset, h.kernel, h.luks, h.lv);
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "swapuuid")) {
@@ -356,6 +356,9 @@ check "hook: EfiresumeLocation uuid = blkid's" "$("$ORACLE" hibloc "$loc" | sed 
 check "hook: EfiresumeLocation offset 0 (partition)" "$("$ORACLE" hibloc "$loc" | sed -n 's/^offset=//p')" 0
 check "hook: EfiresumeLocation kernelVersion" "$("$ORACLE" hibloc "$loc" | sed -n 's/^kernel=//p')" "$(uname -r)"
 has "hook: EfiresumeLocation device" "$(tail -c +5 "$loc")" '"device":"254:2"'
+check "hook, swap partition: no \"luks\" hint" "$("$ORACLE" hibloc "$loc" | sed -n 's/^luks=//p')" ""
+check "hook, swap partition: no \"lv\" hint" "$("$ORACLE" hibloc "$loc" | sed -n 's/^lv=//p')" ""
+check "hook, swap partition: the JSON has neither member" "$(tail -c +5 "$loc" | grep -c '"luks"\|"lv"')" 0
 out=$("$TOOL" status 2>&1)
 has "status: installed" "$out" "Installed:    yes"
 has "status: mode" "$out" "Mode:         on-hibernate"
@@ -387,6 +390,122 @@ check "hook, swap file: uuid = the loader's reading of the ext4 superblock" \
 check "hook, swap file: offset" "$("$ORACLE" hibloc "$loc" | sed -n 's/^offset=//p')" 34816
 runhook post hibernate >/dev/null 2>&1
 echo 254:2 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
+# ---------------------------------------------------------------- LVM and LUKS under the resume device (issue 11)
+# mkdm N NAME UUID SLAVE...: device-mapper device dm-N (253:N) as the kernel shows it in
+# sysfs (dm/name, dm/uuid, slaves/, /sys/dev/block, /sys/class/block, /sys/block links),
+# and its "device node" $M/dev/dm-N
+mkdm() {
+	local n=$1 name=$2 uuid=$3 d=$M/sys/devices/virtual/block/dm-$1 sl
+	shift 3
+	mkdir -p "$d/dm" "$d/slaves" "$M/sys/block"
+	echo "$name" >"$d/dm/name"
+	echo "$uuid" >"$d/dm/uuid"
+	printf 'MAJOR=253\nMINOR=%s\nDEVNAME=dm-%s\nDEVTYPE=disk\n' "$n" "$n" >"$d/uevent"
+	for sl; do
+		case $sl in dm-*) ln -s "../../$sl" "$d/slaves/$sl" ;; *) ln -s "../../vda/$sl" "$d/slaves/$sl" ;; esac
+	done
+	ln -s "../../devices/virtual/block/dm-$n" "$M/sys/class/block/dm-$n"
+	ln -s "../devices/virtual/block/dm-$n" "$M/sys/block/dm-$n"
+	ln -s "../../devices/virtual/block/dm-$n" "$M/sys/dev/block/253:$n"
+}
+rmdm() { rm -rf "$M"/sys/devices/virtual/block/dm-* "$M"/sys/class/block/dm-* "$M"/sys/block/dm-* "$M"/sys/dev/block/253:* "$M"/dev/dm-*; }
+# the hook's EfiresumeLocation as the loader reads it: KEY of the oracle's output
+hl() { "$ORACLE" hibloc "$loc" | sed -n "s/^$1=//p"; }
+# dmsetup splitname (libdevmapper) as the oracle for an LV's dm name: "vg/lv"
+splitname() { dmsetup splitname --noheadings --separator / -- "$1" LVM | sed 's,/$,,'; }
+LVMU=LVM-Xq3V9yWbqk0c5z0pT2mGk1hR7sN4uE8dAa0Bb1Cc2Dd3Ee4Ff5Gg6Hh7Ii8Jj9Kk   # 4 + 64
+# real LUKS headers: cryptsetup's own UUID (luksUUID) is what the loader compares
+truncate -s 16M "$W/luks2.img" "$W/luks1.img"
+printf pw | cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file - "$W/luks2.img" >/dev/null 2>&1
+printf pw | cryptsetup luksFormat -q --type luks1 --pbkdf-force-iterations 1000 --key-file - "$W/luks1.img" >/dev/null 2>&1
+LUKS2=$(cryptsetup luksUUID "$W/luks2.img" 2>/dev/null) LUKS1=$(cryptsetup luksUUID "$W/luks1.img" 2>/dev/null)
+check "cryptsetup made a LUKS2 and a LUKS1 header" "${#LUKS2}:${#LUKS1}" 36:36
+
+# an LV on a partition: "lv" only
+mkdm 0 debian--vg-swap--1 "${LVMU}" vda3
+truncate -s 8M "$M/dev/dm-0"
+mkswap -U 1a2b3c4d-0000-4000-8000-00000000d0d0 "$M/dev/dm-0" >/dev/null 2>&1
+echo 253:0 >"$M/sys/power/resume"
+runhook pre hibernate >/dev/null 2>&1
+check "hook, LV on a partition: uuid = blkid's of the LV" "$(hl uuid)" "$(blkid -o value -s UUID "$M/dev/dm-0")"
+check "hook, LV on a partition: lv = dmsetup splitname's vg/lv" "$(hl lv)" "$(splitname debian--vg-swap--1)"
+check "hook, LV on a partition: lv" "$(hl lv)" debian-vg/swap-1
+check "hook, LV on a partition: no luks" "$(hl luks)" ""
+has "hook, LV on a partition: \"lv\" right after \"device\"" "$(tail -c +5 "$loc")" '"device":"253:0","lv":"debian-vg/swap-1","kernelVersion"'
+has "status: the resume device is an LV" "$("$TOOL" status 2>&1)" "resume device 253:0: LVM logical volume debian-vg/swap-1"
+runhook post hibernate >/dev/null 2>&1
+# a swap file in a filesystem on that LV: the filesystem's UUID, the offset, and "lv"
+rm -f "$M/dev/dm-0"; truncate -s 16M "$M/dev/dm-0"
+mke2fs -q -F -t ext4 -U 2b3c4d5e-0000-4000-8000-00000000f5f5 "$M/dev/dm-0" >/dev/null 2>&1
+echo 34816 >"$M/sys/power/resume_offset"
+runhook pre hibernate >/dev/null 2>&1
+check "hook, swap file on an LV: uuid = the loader's reading of the ext4 superblock" "$(hl uuid)" "$("$ORACLE" fsuuid "$M/dev/dm-0")"
+check "hook, swap file on an LV: offset" "$(hl offset)" 34816
+check "hook, swap file on an LV: lv" "$(hl lv)" debian-vg/swap-1
+runhook post hibernate >/dev/null 2>&1
+echo 0 >"$M/sys/power/resume_offset"
+rmdm
+
+# an LV inside a LUKS2 container (Debian's "guided, encrypted LVM"): "luks" and "lv"
+mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
+mkdm 1 vg0-swap_1 "${LVMU}" dm-0
+truncate -s 8M "$M/dev/dm-1"
+mkswap -U 3c4d5e6f-0000-4000-8000-00000000a1a1 "$M/dev/dm-1" >/dev/null 2>&1
+echo 253:1 >"$M/sys/power/resume"
+runhook pre hibernate >/dev/null 2>&1
+check "hook, LV in LUKS2: uuid" "$(hl uuid)" 3c4d5e6f-0000-4000-8000-00000000a1a1
+check "hook, LV in LUKS2: lv = dmsetup splitname's" "$(hl lv)" "$(splitname vg0-swap_1)"
+check "hook, LV in LUKS2: luks = cryptsetup luksUUID of the header" "$(hl luks)" "$LUKS2"
+has "hook, LV in LUKS2: \"luks\", \"lv\" after \"device\"" "$(tail -c +5 "$loc")" "\"device\":\"253:1\",\"luks\":\"$LUKS2\",\"lv\":\"vg0/swap_1\",\"kernelVersion\""
+has "status: LV in a LUKS container" "$("$TOOL" status 2>&1)" "resume device 253:1: LVM logical volume vg0/swap_1, in LUKS container $LUKS2"
+runhook post hibernate >/dev/null 2>&1
+rmdm
+
+# swap directly inside LUKS1: "luks" only
+mkdm 0 cryptswap "CRYPT-LUKS1-${LUKS1//-/}-cryptswap" vda3
+truncate -s 8M "$M/dev/dm-0"
+mkswap -U 4d5e6f70-0000-4000-8000-00000000b2b2 "$M/dev/dm-0" >/dev/null 2>&1
+echo 253:0 >"$M/sys/power/resume"
+runhook pre hibernate >/dev/null 2>&1
+check "hook, swap in LUKS1: uuid" "$(hl uuid)" 4d5e6f70-0000-4000-8000-00000000b2b2
+check "hook, swap in LUKS1: luks = cryptsetup luksUUID of the header" "$(hl luks)" "$LUKS1"
+check "hook, swap in LUKS1: no lv" "$(hl lv)" ""
+has "hook, swap in LUKS1: \"luks\" after \"device\"" "$(tail -c +5 "$loc")" "\"device\":\"253:0\",\"luks\":\"$LUKS1\",\"kernelVersion\""
+runhook post hibernate >/dev/null 2>&1
+rmdm
+
+# on top of a LUKS2 container: plain dm-crypt (no LUKS header) and an LVM layer (a
+# snapshot's -cow) give no hint; an LV whose dm name is not <vg>-<lv> (LVM makes none)
+# gives no "lv", the container under it still counts; upper-case hex in a LUKS dm uuid
+# gives the UUID in lower case (as cryptsetup writes it into the header)
+UP=$(printf '%s' "${LUKS2//-/}" | tr a-f A-F)
+for c in "cryptswap CRYPT-PLAIN-cryptswap :" "vg0-swap-cow ${LVMU}-cow :" "vg0-sw-ap ${LVMU} $LUKS2:" "swap ${LVMU} $LUKS2:" \
+	"cryptup CRYPT-LUKS2-$UP-cryptup $LUKS2:"; do
+	set -- $c
+	mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
+	mkdm 1 "$1" "$2" dm-0
+	truncate -s 8M "$M/dev/dm-1"
+	mkswap "$M/dev/dm-1" >/dev/null 2>&1
+	echo 253:1 >"$M/sys/power/resume"
+	out=$(runhook pre hibernate 2>&1)
+	[ "$1" = swap ] && out_swap=$out
+	check "hook, dm $1 ($2): luks:lv" "$(hl luks):$(hl lv)" "$3"
+	check "hook, dm $1: still written (uuid)" "$(hl uuid)" "$(blkid -o value -s UUID "$M/dev/dm-1")"
+	runhook post hibernate >/dev/null 2>&1
+	rmdm
+done
+has "hook: says why a dm name gives no lv" "$out_swap" "device-mapper name 'swap' is not <vg>-<lv>"
+mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
+mkdm 1 vg0-swap "${LVMU}" dm-0 vda1
+truncate -s 8M "$M/dev/dm-1"
+mkswap "$M/dev/dm-1" >/dev/null 2>&1
+echo 253:1 >"$M/sys/power/resume"
+runhook pre hibernate >/dev/null 2>&1
+check "hook, LV on two PVs: lv, no luks" "$(hl lv):$(hl luks)" "vg0/swap:"
+runhook post hibernate >/dev/null 2>&1
+rmdm
+echo 254:2 >"$M/sys/power/resume"
+
 # entry deleted behind our back: the hook must not set BootNext to a dangling number
 efibootmgr -b "$e" -B >/dev/null 2>&1
 out=$(runhook pre hibernate 2>&1); rc=$?
