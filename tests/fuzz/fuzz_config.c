@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* libFuzzer target for loader/config.c (efiresume.conf).
  *
  * er_config_parse on an exactly sized heap copy of the input (ASan sees any read
@@ -12,6 +13,8 @@
  *    resume-offset <= 2^52; a DOS partition number 1..255;
  *  - parsing is deterministic (same text, same result) and parsing on top of a
  *    result with the same text changes nothing;
+ *  - resume: at most one of PARTUUID=/LV=/UUID= set, the other kinds zeroed; an LV text
+ *    is printable ASCII without space, within the input, and splits into VG and LV;
  *  - er_utf8_to_ucs2 stays within any capacity, and GUIDs round-trip. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -110,6 +113,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.resume_offset > ER_CONF_RESUME_OFFSET_MAX || c.resume_mbr_part > 255 ||
 	    (c.resume_mbr_part && !c.have_resume))
 		abort();
+	/* resume: at most one kind, the others zero; an LV text is one of its forms */
+	static const uint8_t zero16[16];
+	static const char zlv[ER_CONF_LV_MAX];
+	if ((int)c.have_resume + (int)c.have_resume_lv + (int)c.have_resume_uuid > 1)
+		abort();
+	if (!c.have_resume && (memcmp(c.resume_partuuid, zero16, 16) != 0 || c.resume_mbr_part))
+		abort();
+	if (c.have_resume_uuid == (memcmp(c.resume_uuid, zero16, 16) == 0))
+		abort();
+	if (c.have_resume_lv) {
+		char vg[ER_CONF_LV_MAX], lv[ER_CONF_LV_MAX];
+		size_t ll = strnlen(c.resume_lv, sizeof(c.resume_lv));
+		if (ll == 0 || ll == sizeof(c.resume_lv) || !er_config_lv_names(c.resume_lv, vg, lv) || !vg[0] || !lv[0] ||
+		    strlen(vg) + strlen(lv) + 1 > ll)
+			abort();
+		for (size_t i = 0; i < ll; i++)
+			if ((unsigned char)c.resume_lv[i] <= 0x20 || (unsigned char)c.resume_lv[i] >= 0x7f)
+				abort();
+		/* the text is in the input */
+		if (!memmem(data, size, c.resume_lv, ll))
+			abort();
+	} else if (memcmp(c.resume_lv, zlv, sizeof(zlv)) != 0) {
+		abort();
+	}
 
 	/* deterministic, and idempotent on top of its own result */
 	er_config_defaults(&c2);

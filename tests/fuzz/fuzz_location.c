@@ -11,6 +11,8 @@
  *    is a string without NUL that fits;
  *  - have_device/dev_major/dev_minor agree with a "device" string "MAJ:MIN" printed
  *    back, within Linux's dev_t limits;
+ *  - luks and lv equal the "luks"/"lv" strings when those are well formed (1..40 of
+ *    [0-9a-fA-F-]; 3..255 printable non-space bytes with one '/' inside), else "";
  *  - a refusal leaves the struct zeroed.
  * The filesystem UUID probe runs on the same bytes (padded) for bounds. */
 #include <stdint.h>
@@ -78,6 +80,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unsigned long ma = strtoul(dev, NULL, 10), mi = strtoul(colon + 1, NULL, 10);
 			if (ma != h.dev_major || mi != h.dev_minor || dev[0] < '0' || dev[0] > '9' || colon[1] < '0' ||
 			    colon[1] > '9')
+				abort();
+		}
+		/* hints: equal to the member when it is a well-formed string, else "" */
+		char hint[300];
+		const char *keys[2] = { "luks", "lv" };
+		const char *got[2] = { h.luks, h.lv };
+		size_t caps[2] = { sizeof(h.luks), sizeof(h.lv) };
+		for (int k = 0; k < 2; k++) {
+			if (memchr(got[k], 0, caps[k]) == NULL)
+				abort();
+			bool good = er_json_get_string(&root, keys[k], hint, sizeof(hint), &n) == ER_JSON_OK && strlen(hint) == n;
+			if (good && k == 0)
+				good = n >= 1 && n <= 40 && strspn(hint, "0123456789abcdefABCDEF-") == n;
+			if (good && k == 1) {
+				const char *sl = strchr(hint, '/');
+				good = n >= 3 && n <= 255 && sl && sl != hint && sl[1] && !strchr(sl + 1, '/');
+				for (size_t i = 0; good && i < n; i++)
+					good = hint[i] > 0x20 && hint[i] < 0x7f;
+			}
+			if (good ? strcmp(got[k], hint) != 0 : got[k][0] != 0)
 				abort();
 		}
 	}
