@@ -37,7 +37,10 @@ fx=$(fixture_dir "$name")
 d=$(scratch "volumes-$case")
 copy_fixture "$name" "$d"
 esp_put "$d/disk.img" "$BUILD/efiresume-$arch.efi" "::/EFI/BOOT/$(efi_boot_name "$arch")"
-qargs=$(fixture_fact "$fx" qemu_args)
+# VOLUMES_QEMU_ARGS: other QEMU arguments than boot 1's (measurements only, e.g. the
+# LUKS fixture's CPU without +aes: efiresume's AES without AES-NI; the resumed kernel,
+# which uses AES-NI, then fails)
+qargs=${VOLUMES_QEMU_ARGS:-$(fixture_fact "$fx" qemu_args)}
 token=$(fixture_fact "$fx" token) md5=$(fixture_fact "$fx" md5)
 uuid=$(fixture_fact "$fx" luks_uuid)
 pass=$VOL_LUKS_PASS
@@ -127,7 +130,7 @@ resumed_checks() {
 host_sig() {
 	local sig
 	sig=$(vol_swap_sig "$fx" "$d/disk.img")
-	if [ "$sig" = "$1" ]; then echo "  ok: host: LV vg0/swap_1's signature is $sig"; else echo "  WRONG: host: LV signature '$sig' (want $1)"; ok=1; fi
+	if [ "$sig" = "$1" ]; then echo "  ok: host: LV vg0/swap_1's signature is $sig"; else echo "  WRONG: host: LV signature '$(printf %s "$sig" | tr -c '[:print:]' '.')' (want $1)"; ok=1; fi
 }
 
 # partition 2's bytes [0, N) (PV label + metadata, or the LUKS2 header), or all of it
@@ -154,7 +157,6 @@ lvm)
 	echo "boot 2 (resume):"
 	boot "$d/boot2.log" 240 || ok=1
 	log=$d/boot2.log
-	expect "$log" 'efiresume: .*vg0.*(PV|VG|LV)' "the PV/VG/LV reported" || ok=1
 	expect "$log" "$find_lv" "swap on LV vg0/swap_1 found with an image" || ok=1
 	expect "$log" 'efiresume: found a hibernated Linux .*vg0/swap_1.*: [0-9]+ MiB in [0-9]+ pages' "first line: what will be resumed, on the LV" || ok=1
 	resumed_checks "$log"
@@ -175,7 +177,14 @@ luks)
 	expect "$log" "$prompt_re" "prompt for luks-$uuid (try 1 of 3)" || ok=1
 	expect "$log" "efiresume: luks-$uuid: wrong passphrase" "wrong passphrase refused" || ok=1
 	expect "$log" "efiresume: passphrase for luks-$uuid on .* \\(try 2 of 3, Esc: skip\\)" "asked again (try 2 of 3)" || ok=1
-	expect "$log" "efiresume: luks-$uuid: unlocked \\(keyslot 0, argon2id, [0-9]+ ms\\)" "unlocked with keyslot 0 (argon2id)" || ok=1
+	# (the loader adds " on N CPU(s)" after the milliseconds)
+	expect "$log" "efiresume: luks-$uuid: unlocked \\(keyslot 0, argon2id, [0-9]+ ms[^)]*\\)" "unlocked with keyslot 0 (argon2id)" || ok=1
+	# the header as efiresume read it, against cryptsetup's luksDump of the disk
+	vol_part "$d/disk.img" "$d/part"
+	kdf=$(cryptsetup luksDump "$d/part" | awk '/^Keyslots:/ { k = 1 } k && /Memory:/ { m = $2 } k && /Threads:/ { t = $2 } END { print m " KiB x" t }')
+	sec=$(cryptsetup luksDump "$d/part" | awk '/^Data segments:/ { s = 1 } s && /sector:/ { print $2; exit }')
+	rm -f "$d/part"
+	expect "$log" "efiresume: luks-$uuid on PARTUUID=$SWAP_PARTUUID: LUKS2 aes-xts-plain64 512-bit, $sec-byte sectors, data at $(fixture_fact "$fx" luks_offset); keyslots 0 argon2id $kdf\$" "header read as luksDump shows it (argon2id $kdf, $sec-byte sectors)" || ok=1
 	sed -n 's/.*efiresume: \(luks-.*: unlocked .*\)/  (\1)/p' "$log.txt" | head -1
 	expect "$log" "$find_lv" "swap on LV vg0/swap_1 inside the container found with an image" || ok=1
 	no_echo "$log.txt" || ok=1
