@@ -20,15 +20,16 @@
 #                  no prompt, normal boot, partition 2 unchanged
 #     luks-nohint  no location variable (fresh OVMF variables): no prompt, "nothing to
 #                  resume", normal boot, partition 2 unchanged
+#     luks-esc     Esc at the prompt: skipped, normal boot, partition 2 unchanged
 # Passphrases are typed over the serial console (a pipe chardev) once the prompt shows.
 set -euo pipefail
 . "$(dirname "$0")/../lib/fixture.sh"
-case=${1:?usage: volumes.sh lvm|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint}
+case=${1:?usage: volumes.sh lvm|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc}
 arch=x64 kpkg=linux-image-cloud-amd64
 T0=$(date +%s.%N)
 case $case in
 lvm) name=x64-6.1-lvm; make_fixture $name $arch $kpkg -- efiresume_lvm ;;
-luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint)
+luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc)
 	name=x64-6.1-luks; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_hibloc ;;
 *) die "unknown case $case" ;;
 esac
@@ -55,6 +56,7 @@ probe_conf() {
 
 # boot LOG TIMEOUT [PASSPHRASE...]: one boot with the serial console on a pipe pair;
 # the Nth passphrase is typed (then Enter) once the prompt "(try N of 3" shows
+# (ESC: the Esc key alone; OVMF's terminal takes a lone Esc after 2 s)
 boot() {
 	local log=$1 tmo=$2 rc=0 typist=
 	shift 2
@@ -74,6 +76,7 @@ boot() {
 					sleep 0.1
 				done
 				sleep 0.5
+				if [ "$p" = ESC ]; then printf '\033' >&7; continue; fi
 				# one key at a time, as a user types; Enter is CR on a serial terminal
 				for ((i = 0; i < ${#p}; i++)); do printf '%s' "${p:$i:1}" >&7; sleep 0.02; done
 				printf '\r' >&7
@@ -173,7 +176,8 @@ luks)
 	echo "boot 2 (a wrong passphrase, then the right one; resume):"
 	boot "$d/boot2.log" 300 "$wrong1" "$pass" || ok=1
 	log=$d/boot2.log
-	expect "$log" 'efiresume: HibernateLocation: swap UUID ' "HibernateLocation read" || ok=1
+	loc=$(sed -n 's/^EFIRESUME-TEST: hibernate-location=//p' "$fx/serial.log.txt")
+	expect "$log" "efiresume: HibernateLocation: swap UUID $loc, kernel $(fixture_fact "$fx" uname | cut -d' ' -f1)" "HibernateLocation read (the LV's swap UUID $loc)" || ok=1
 	expect "$log" "$prompt_re" "prompt for luks-$uuid (try 1 of 3)" || ok=1
 	expect "$log" "efiresume: luks-$uuid: wrong passphrase" "wrong passphrase refused" || ok=1
 	expect "$log" "efiresume: passphrase for luks-$uuid on .* \\(try 2 of 3, Esc: skip\\)" "asked again (try 2 of 3)" || ok=1
@@ -186,7 +190,7 @@ luks)
 	rm -f "$d/part"
 	expect "$log" "efiresume: luks-$uuid on PARTUUID=$SWAP_PARTUUID: LUKS2 aes-xts-plain64 512-bit, $sec-byte sectors, data at $(fixture_fact "$fx" luks_offset); keyslots 0 argon2id $kdf\$" "header read as luksDump shows it (argon2id $kdf, $sec-byte sectors)" || ok=1
 	sed -n 's/.*efiresume: \(luks-.*: unlocked .*\)/  (\1)/p' "$log.txt" | head -1
-	expect "$log" "$find_lv" "swap on LV vg0/swap_1 inside the container found with an image" || ok=1
+	expect "$log" "$find_lv \\(HibernateLocation\\)" "swap on LV vg0/swap_1 inside the container found with an image (the one HibernateLocation names)" || ok=1
 	no_echo "$log.txt" || ok=1
 	resumed_checks "$log"
 	host_sig SWAPSPACE2
@@ -245,6 +249,19 @@ luks-cipher|luks-tpm2)
 	expect "$log" "$want" "$what" || ok=1
 	sed -n 's/.*efiresume: \(luks-.*not unlocked.*\)/  (\1)/p' "$log.txt" | head -2
 	expect_not "$log" 'passphrase for' "no prompt" || ok=1
+	expect_not "$log" 'handing off|swap signature (reset|restored)' "nothing committed" || ok=1
+	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot program started" || ok=1
+	same "$before" "$(part_md5)" "partition 2 (byte for byte)"
+	;;
+luks-esc)
+	probe_conf
+	before=$(part_md5)
+	echo "boot 2 (Esc at the prompt):"
+	boot "$d/boot2.log" 240 ESC || ok=1
+	log=$d/boot2.log
+	expect "$log" "$prompt_re" "prompt (try 1 of 3)" || ok=1
+	expect "$log" "efiresume: luks-$uuid: skipped \\(Esc\\)" "skipped (Esc)" || ok=1
+	expect_not "$log" "unlocked \\(|wrong passphrase|passphrase for .*try 2 of 3" "skipped: no unlock, not asked again" || ok=1
 	expect_not "$log" 'handing off|swap signature (reset|restored)' "nothing committed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot program started" || ok=1
 	same "$before" "$(part_md5)" "partition 2 (byte for byte)"
