@@ -49,6 +49,8 @@ struct er_blockdev_ops {
 struct er_blockdev {
 	const struct er_blockdev_ops *ops;  /* NULL: EFI Block I/O (handle, bio) */
 	void *ctx;                    /* the mapping's state (ops != NULL) */
+	BOOLEAN encrypted;            /* an unlocked container, or mapped onto one: what is
+				       * read from it is wiped before it is given back */
 	EFI_HANDLE handle;
 	EFI_BLOCK_IO *bio;
 	UINT32 block_size;

@@ -2,6 +2,7 @@
  * Pure logic: every memory operation goes through p->mem (see plan.h). */
 #include <stdarg.h>
 #include "loader/plan.h"
+#include "image/wipe.h"
 #include "image/fmt.h"
 #include "image/e820.h"
 
@@ -87,8 +88,15 @@ void er_plan_undo(struct er_plan *p)
 {
 	if (!p->mem)
 		return;
-	for (uint64_t i = 0; i < p->nallocs; i++)
+	for (uint64_t i = 0; i < p->nallocs; i++) {
+		if (p->wipe_on_undo) {
+			uint64_t len = p->allocs[i].pages * ER_PAGE_SIZE;
+			void *q = p->mem->ptr(p->mem->ctx, p->allocs[i].addr, len);
+			if (q)
+				er_wipe(q, (size_t)len);
+		}
 		p->mem->free_pages(p->mem->ctx, p->allocs[i].addr, p->allocs[i].pages);
+	}
 	p->nallocs = 0;
 	p->allocs_cap = 0;
 	pool_free(p, p->allocs);

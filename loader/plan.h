@@ -82,6 +82,9 @@ struct er_plan {
 	struct er_alloc_rec *allocs;
 	uint64_t nallocs, allocs_cap;
 	uint64_t t_plan_us, t_place_us;
+	/* set by the caller after er_plan_init: the image is secret (it was read from an
+	 * encrypted device); undo wipes every frame it gives back */
+	bool wipe_on_undo;
 };
 
 /* Zeroes the plan and sets its memory operations (before er_plan_sink). */

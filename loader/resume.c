@@ -12,6 +12,7 @@
 #include "loader/commit.h"
 #include "loader/location.h"
 #include "image/crc32.h"
+#include "image/wipe.h"
 
 #define IO_PAGES 512   /* 2 MiB per read */
 
@@ -35,6 +36,15 @@ static int source_read(void *ctx, uint64_t page, uint64_t count, void *buf)
 	s->reads++;
 	s->bytes += count * ER_PAGE_SIZE;
 	return EFI_ERROR(err) ? -1 : 0;
+}
+
+/* I/O buffers go back wiped when they held what an encrypted device decrypted (the
+ * hibernated system's memory, its own disk keys among it) */
+static void free_io(const struct er_blockdev *dev, void *p, UINTN pages)
+{
+	if (dev->encrypted)
+		er_wipe(p, pages * ER_PAGE_SIZE);
+	er_free_pages(p, pages);
 }
 
 static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const char *detail)
@@ -377,9 +387,9 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	err = EFI_SUCCESS;
 out:
 	if (unc)
-		er_free_pages(unc, ER_CHUNK_PAGES);
+		free_io(dev, unc, ER_CHUNK_PAGES);
 	if (io)
-		er_free_pages(io, IO_PAGES);
+		free_io(dev, io, IO_PAGES);
 	if (map)
 		er_free_pages(map, map_pages);
 	return err;
@@ -449,7 +459,7 @@ out:
 	if (swaps)
 		er_free_pages(swaps, list_pages);
 	if (io)
-		er_free_pages(io, IO_PAGES);
+		free_io(dev, io, IO_PAGES);
 	if (pd)
 		er_free_pages(pd, pd_pages);
 	return err;
@@ -467,6 +477,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	EFI_STATUS err;
 
 	er_plan_init(&l.plan, &er_plan_efi_mem);
+	l.plan.wipe_on_undo = dev->encrypted;
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
 		return EFI_OUT_OF_RESOURCES;
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&page0))) {

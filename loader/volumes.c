@@ -187,7 +187,7 @@ static EFI_STATUS crypt_read(const struct er_blockdev *d, UINT64 off, void *buf,
 {
 	const struct crypt_map *m = d->ctx;
 	if (m->wiped)
-		return EFI_ACCESS_DENIED;
+		return quiet ? EFI_ACCESS_DENIED : log_error_status(EFI_ACCESS_DENIED, L"%a: the volume key is wiped", d->id);
 	EFI_STATUS err = quiet ? er_blockdev_probe(&m->lower, m->seg.offset + off, buf, len)
 			       : er_blockdev_read(&m->lower, m->seg.offset + off, buf, len);
 	if (EFI_ERROR(err))
@@ -273,6 +273,8 @@ static void probe(struct state *s, UINTN i)
 	if (er_luks_probe(s->head, n)) {
 		if (s->nluks < MAX_LUKS)
 			s->luks[s->nluks++] = i;
+		else
+			log_warn(L"%a: more than %d LUKS containers: not looked at\n", d->id, (INTN)MAX_LUKS);
 		return;
 	}
 	struct er_lvm_error e = { 0 };
@@ -349,6 +351,7 @@ static EFI_STATUS assemble_vgs(struct state *s)
 				struct er_lvm_vg *t = s->vg[k];
 				s->vg[k] = cand;
 				cand = t;
+				s->vg_conflict[k] = FALSE;   /* the newer copy settles it */
 			} else if (c == ER_LVM_CMP_CONFLICT && !s->vg_conflict[k]) {
 				s->vg_conflict[k] = TRUE;
 				log_warn(L"VG %a: two copies of its metadata with seqno %ld differ; its volumes are not used\n",
@@ -405,7 +408,7 @@ static void map_lvs(struct state *s)
 			struct lv_map *m;
 			struct er_blockdev *d = new_dev(s);
 			if (!d || EFI_ERROR(er_alloc_zero(sizeof(*m), (void **)&m)))
-				return;
+				goto keep;
 			m->vg = vg;
 			m->lv = l;
 			UINT32 bs = ER_LVM_SECTOR, align = 0;
@@ -413,6 +416,8 @@ static void map_lvs(struct state *s)
 				if (!vg->pv[p].present)
 					continue;
 				m->pv[p] = s->list[vg->pv[p].device];
+				if (m->pv[p].encrypted)
+					d->encrypted = TRUE;
 				if (m->pv[p].block_size > bs)
 					bs = m->pv[p].block_size;
 				if (m->pv[p].io_align > align)
@@ -430,6 +435,7 @@ static void map_lvs(struct state *s)
 			s->n++;
 		}
 	}
+keep:
 	/* kept until er_volumes_close: the LVs point into them */
 	for (UINTN k = 0; k < s->nvg; k++)
 		if (nvgs_kept < sizeof(vgs_kept) / sizeof(vgs_kept[0]))
@@ -505,11 +511,15 @@ static void add_crypt(struct state *s, const struct er_blockdev *lower, const st
 	}
 	m->lower = *lower;
 	m->seg = hdr->seg;
+	/* reads go to the disk below unchanged in offset and length: a 512-byte-sector
+	 * container on a 4096-byte disk has the disk's block size */
+	UINT32 bs = hdr->seg.sector_size > lower->block_size ? hdr->seg.sector_size : lower->block_size;
 	UINT64 size = hdr->seg.dynamic ? lower->size - hdr->seg.offset : hdr->seg.size;
-	size -= size % hdr->seg.sector_size;
+	size -= size % bs;
 	d->ops = &crypt_ops;
 	d->ctx = m;
-	d->block_size = hdr->seg.sector_size;
+	d->encrypted = TRUE;
+	d->block_size = bs;
 	d->io_align = lower->io_align;
 	d->size = size;
 	d->partition = TRUE;
@@ -554,7 +564,7 @@ static void unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 							&slot, &e);
 		UINT64 ms = (er_time_us() - t0) / 1000;
 		er_wipe(pw, PASS_MAX);
-		if (st == ER_LUKS_OK && lanes_broken) {
+		if (lanes_broken) {
 			er_wipe(vk, sizeof(vk));
 			log_warn(L"luks-%a: a helper CPU did not finish its argon2 lane; not unlocked\n", hdr->uuid);
 			break;
@@ -582,6 +592,22 @@ static void unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 
 /* The containers an image may be in: those the hint names, or (a hint whose swap is
  * not visible) all of them; with no hint, none. */
+/* Is the hint's swap on devices [0, s->n) or on an LV of theirs? The LVs are mapped
+ * for the look only, then dropped (the final assembly comes after the unlocking). */
+static BOOLEAN visible_now(struct state *s)
+{
+	UINTN n0 = s->n;
+	BOOLEAN found = FALSE;
+	if (!EFI_ERROR(assemble_vgs(s))) {
+		map_lvs(s);
+		found = hint_visible(s, s->n);
+	}
+	for (UINTN i = n0; i < s->n; i++)
+		er_free(s->list[i].ctx);
+	s->n = n0;
+	return found;
+}
+
 static void unlock_wanted(struct state *s)
 {
 	struct er_luks_header *hdr;
@@ -590,20 +616,14 @@ static void unlock_wanted(struct state *s)
 
 	if (s->nluks == 0)
 		return;
-	if (EFI_ERROR(er_alloc(sizeof(*hdr), (void **)&hdr)))
+	if (EFI_ERROR(er_alloc(sizeof(*hdr), (void **)&hdr))) {
+		if (s->hint->have)
+			nlocked++;
 		return;
-	if (any) {
-		/* the LVs on plain PVs count as visible: map them for the look, then drop them */
-		UINTN n0 = s->n;
-		if (!EFI_ERROR(assemble_vgs(s))) {
-			map_lvs(s);
-			any = !hint_visible(s, s->n);
-		}
-		for (UINTN i = n0; i < s->n; i++)
-			er_free(s->list[i].ctx);
-		s->n = n0;
-		if (!any)
-			log_info(L"the swap %s names is not encrypted: no passphrase asked\n", s->hint->name);
+	}
+	if (any && visible_now(s)) {
+		log_info(L"the swap %s names is not encrypted: no passphrase asked\n", s->hint->name);
+		any = FALSE;
 	}
 	UINTN nluks = s->nluks;
 	for (UINTN k = 0; k < nluks; k++) {
@@ -617,7 +637,8 @@ static void unlock_wanted(struct state *s)
 		const char *uuid = hdr->uuid[0] ? hdr->uuid : "?";
 		if (st == ER_LUKS_NOT_LUKS)
 			continue;
-		BOOLEAN want = named ? uuid_str_eq(hdr->uuid, s->hint->loc.luks) : any;
+		/* a header too broken to give its UUID may be the named one */
+		BOOLEAN want = named ? !hdr->uuid[0] || uuid_str_eq(hdr->uuid, s->hint->loc.luks) : any;
 		if (!want) {
 			log_info(L"luks-%a on %a: encrypted (not unlocked: %a)\n", uuid, d->id,
 				 named ? "not the container the location variable names" : "nothing to resume");
@@ -633,6 +654,9 @@ static void unlock_wanted(struct state *s)
 		unlock(s, i, hdr);
 		if (ncrypts == before)
 			nlocked++;
+		/* the hint's swap found in what was just unlocked: no further passphrase */
+		else if (any && k + 1 < nluks && visible_now(s))
+			any = FALSE;
 	}
 	er_wipe(hdr, sizeof(*hdr));
 	er_free(hdr);

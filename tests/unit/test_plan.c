@@ -580,6 +580,49 @@ static void test_mixed_ia32_zero_copy(void **state)
 	run_mixed(ovmf_ia32_512, ER_ARRAY_SIZE(ovmf_ia32_512), 1ull << 32, true);
 }
 
+/* An image read from an encrypted device: undo gives every frame back wiped (and only
+ * then: the same plan without the flag leaves the image's content in them). */
+static void test_wipe_on_undo(void **state)
+{
+	(void)state;
+	for (int wipe = 0; wipe < 2; wipe++) {
+		struct fake *f = fake_new(ovmf_x64_512, ER_ARRAY_SIZE(ovmf_x64_512), 0);
+		fake_snapshot(f);
+		struct list l = mixed_list(ovmf_x64_512, ER_ARRAY_SIZE(ovmf_x64_512), 5);
+		dirty_frames(f, l.v, l.n);
+		struct er_plan p;
+		struct er_error e = { 0 };
+		er_plan_init(&p, &f->mem);
+		p.wipe_on_undo = wipe;
+		if (stream(&p, l.v, l.n, false, &e))
+			fail_msg("refused: %s", e.detail);
+		uint64_t n = p.nallocs, pages = 0, dirty = 0;
+		struct er_alloc_rec *a = malloc(n * sizeof(*a) + 1);
+		assert_non_null(a);
+		memcpy(a, p.allocs, n * sizeof(*a));
+		er_plan_undo(&p);
+		for (uint64_t i = 0; i < n; i++)
+			for (uint64_t k = 0; k < a[i].pages; k++, pages++) {
+				const uint8_t *q = f->ram + a[i].addr + k * PG;
+				for (size_t b = 0; b < PG; b++)
+					if (q[b]) {
+						dirty++;
+						break;
+					}
+			}
+		printf("  wipe_on_undo %d: %llu of the %llu pages given back hold data\n", wipe, (unsigned long long)dirty,
+		       (unsigned long long)pages);
+		if (wipe)
+			assert_int_equal(dirty, 0);
+		else
+			assert_true(dirty > 1000);
+		assert_books_balance(f);
+		free(a);
+		free(l.v);
+		fake_free(f);
+	}
+}
+
 /* Plans a list that must be refused with reason r (and, when given, a detail
  * containing what); nothing is left behind after undo. */
 static void expect_refusal(const struct er_efi_md *md, size_t nmd, uint64_t reach, const uint64_t *pfns, uint64_t n,
@@ -925,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_pool_failures),
 		cmocka_unit_test(test_out_of_order_pages),
 		cmocka_unit_test(test_hostile_map),
+		cmocka_unit_test(test_wipe_on_undo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
