@@ -190,7 +190,7 @@ luks)
 	rm -f "$d/part"
 	expect "$log" "efiresume: luks-$uuid on PARTUUID=$SWAP_PARTUUID: LUKS2 aes-xts-plain64 512-bit, $sec-byte sectors, data at $(fixture_fact "$fx" luks_offset); keyslots 0 argon2id $kdf\$" "header read as luksDump shows it (argon2id $kdf, $sec-byte sectors)" || ok=1
 	sed -n 's/.*efiresume: \(luks-.*: unlocked .*\)/  (\1)/p' "$log.txt" | head -1
-	expect "$log" "$find_lv \\(HibernateLocation\\)" "swap on LV vg0/swap_1 inside the container found with an image (the one HibernateLocation names)" || ok=1
+	expect "$log" "$find_lv.* \\(HibernateLocation\\)" "swap on LV vg0/swap_1 inside the container found with an image (the one HibernateLocation names)" || ok=1
 	no_echo "$log.txt" || ok=1
 	resumed_checks "$log"
 	host_sig SWAPSPACE2
