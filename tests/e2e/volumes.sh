@@ -24,13 +24,15 @@
 # Passphrases are typed over the serial console (a pipe chardev) once the prompt shows.
 set -euo pipefail
 . "$(dirname "$0")/../lib/fixture.sh"
-case=${1:?usage: volumes.sh lvm|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc}
+case=${1:?usage: volumes.sh lvm|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc|luks-named}
 arch=x64 kpkg=linux-image-cloud-amd64
 T0=$(date +%s.%N)
 case $case in
 lvm) name=x64-6.1-lvm; make_fixture $name $arch $kpkg -- efiresume_lvm ;;
 luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc)
 	name=x64-6.1-luks; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_hibloc ;;
+# EfiresumeLocation as efiresume's sleep hook writes it (naming the container and the LV)
+luks-named) name=x64-6.1-luks-erloc; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_erloc ;;
 *) die "unknown case $case" ;;
 esac
 T1=$(date +%s.%N)
@@ -265,6 +267,34 @@ luks-esc)
 	expect_not "$log" 'handing off|swap signature (reset|restored)' "nothing committed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot program started" || ok=1
 	same "$before" "$(part_md5)" "partition 2 (byte for byte)"
+	;;
+luks-named)
+	# the configuration names the LV too, in /dev/mapper form (resume LV=)
+	{ cat "$fx/efiresume.conf"; echo "resume /dev/mapper/vg0-swap_1"; } > "$d/efiresume.conf"
+	esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+	head=$(part_md5 "$(fixture_fact "$fx" luks_offset)")
+	expect "$fx/serial.log" "^EFIRESUME-TEST: efiresume-location=.*\"luks\":\"$uuid\",\"lv\":\"vg0/swap_1\"" "boot 1 wrote EfiresumeLocation naming luks-$uuid and vg0/swap_1" || ok=1
+	echo "boot 2 (EfiresumeLocation names the container: asked for it; resume):"
+	boot "$d/boot2.log" 300 "$pass" || ok=1
+	log=$d/boot2.log
+	expect "$log" "efiresume: EfiresumeLocation: swap UUID [0-9a-f-]+, kernel " "EfiresumeLocation read" || ok=1
+	expect "$log" "$prompt_re" "prompt for the named container luks-$uuid" || ok=1
+	expect "$log" "efiresume: luks-$uuid: unlocked" "unlocked" || ok=1
+	expect "$log" "$find_lv.* \\(EfiresumeLocation\\)" "swap on LV vg0/swap_1 (resume /dev/mapper/vg0-swap_1) found with an image" || ok=1
+	expect_not "$log" "not the configured resume device" "the LV is the configured resume device" || ok=1
+	expect "$log" "efiresume: EfiresumeLocation deleted" "EfiresumeLocation deleted once it has served" || ok=1
+	no_echo "$log.txt" || ok=1
+	resumed_checks "$log"
+	host_sig SWAPSPACE2
+	same "$head" "$(part_md5 "$(fixture_fact "$fx" luks_offset)")" "LUKS2 header and keyslots"
+	echo "boot 3 (the variable is gone: nothing to resume, no prompt):"
+	{ probe_conf; } > /dev/null
+	{ cat "$d/efiresume.conf"; echo "resume /dev/mapper/vg0-swap_1"; } > "$d/conf3" && mv "$d/conf3" "$d/efiresume.conf"
+	esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+	boot "$d/boot3.log" 240 || ok=1
+	expect "$d/boot3.log" "efiresume: luks-$uuid on .*: encrypted \\(not unlocked: nothing to resume\\)" "encrypted, not unlocked: nothing to resume" || ok=1
+	expect_not "$d/boot3.log" 'passphrase for' "no prompt" || ok=1
+	expect "$d/boot3.log" '^EFIRESUME-TEST: probe: normal boot' "normal boot" || ok=1
 	;;
 luks-nohint)
 	probe_conf

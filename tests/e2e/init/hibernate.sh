@@ -13,6 +13,7 @@
 # >>> volumes
 #   efiresume_lvm         swap on LV vg0/swap_1, /dev/vda2 the PV (tests/lib/volumes.sh)
 #   efiresume_luks        the same VG inside LUKS2 on /dev/vda2
+#   efiresume_erloc       write EfiresumeLocation naming the container and the LV
 # <<< volumes
 #   efiresume_probe       only report that this kernel booted, then power off
 #                         (the normal boot program of the refusal tests)
@@ -143,6 +144,24 @@ if grep -q '\<efiresume_hibloc\>' /proc/cmdline; then
 	fi
 fi
 
+# >>> volumes
+# efiresume_erloc: leave EfiresumeLocation as efiresume's sleep hook writes it for swap on
+# an LV inside LUKS (efiresume-install hook: uuid, offset, device, luks, lv, kernelVersion)
+if grep -q '\<efiresume_erloc\>' /proc/cmdline; then
+	ev=/sys/firmware/efi/efivars
+	grep -q ' efivarfs ' /proc/filesystems || insmod /lib/modules/efivarfs.ko 2>/dev/null
+	grep -q " $ev " /proc/mounts || mount -t efivarfs none $ev
+	u=$(dd if=$vol_dev bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n')
+	uuid=$(echo "$u" | sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)\(.\{12\}\)$/\1-\2-\3-\4-\5/')
+	json="{\"uuid\":\"$uuid\",\"offset\":0,\"device\":\"$(cat /sys/power/resume)\",\"luks\":\"$(cryptsetup luksUUID /dev/vda2)\",\"lv\":\"vg0/swap_1\",\"kernelVersion\":\"$(uname -r)\"}"
+	{ printf '\007\000\000\000'; printf '%s' "$json"; } > /tmp/erloc.in
+	if { dd if=/tmp/erloc.in bs=4096 2>/dev/null >&3; } 3> $ev/EfiresumeLocation-338ebdff-5bf8-4971-8760-45caada2d435; then
+		say "efiresume-location=$json"
+	else
+		say "efiresume-location write failed"
+	fi
+fi
+# <<< volumes
 say "hibernating"
 echo shutdown > /sys/power/disk
 if echo disk > /sys/power/state; then
