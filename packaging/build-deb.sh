@@ -31,12 +31,21 @@ install -D -m 0755 tools/efiresume-install "$stage/usr/sbin/efiresume-install"
 install -D -m 0755 "$BUILD/swsusp-inspect" "$stage/usr/sbin/swsusp-inspect"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/swsusp-inspect"
 install -D -m 0755 "$P/efiresume.sleep" "$stage/usr/lib/systemd/system-sleep/efiresume"
+install -D -m 0644 "$P/efiresume-clear.service" "$stage/usr/lib/systemd/system/efiresume-clear.service"
 for m in efiresume-install.8 swsusp-inspect.8 efiresume.conf.5; do
 	sec=${m##*.}
 	install -D -m 0644 "$P/man/$m" "$stage/usr/share/man/man$sec/$m"
 	gzip -9n "$stage/usr/share/man/man$sec/$m"
 done
 install -D -m 0644 "$P/copyright" "$stage/usr/share/doc/efiresume/copyright"
+# efiresume-clear.service needs no init.d twin: only the systemd-sleep hook writes the
+# variable it deletes
+mkdir -p "$stage/usr/share/lintian/overrides"
+cat >"$stage/usr/share/lintian/overrides/efiresume" <<'EOF'
+# only the systemd-sleep hook writes EfiresumeLocation; without systemd nothing is left to clear
+efiresume: package-supports-alternative-init-but-no-init.d-script [usr/lib/systemd/system/efiresume-clear.service]
+EOF
+chmod 0644 "$stage/usr/share/lintian/overrides/efiresume"
 {
 	echo "efiresume ($version) unstable; urgency=medium"
 	echo

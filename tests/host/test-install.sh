@@ -521,6 +521,52 @@ runhook pre hibernate >/dev/null 2>&1
 check "hook without efivars: status 0" "$?" 0
 mv "$W/efivars.gone" "$V"
 
+# ---------------------------------------------------------------- boot-clear (efiresume-clear.service)
+# a normal boot after a hibernation that efiresume did not resume: the hook's variable is
+# deleted, in one line naming what it held; the loader's EfiresumeSeen and the rest stay
+runhook pre hibernate >/dev/null 2>&1
+held=$(tail -c +5 "$loc")
+check "boot-clear: the hook planted EfiresumeLocation (the loader parses it)" "$(hl uuid)" "$(blkid -o value -s UUID "$M/dev/vda2")"
+printf '\007\000\000\000seen' >"$V/EfiresumeSeen-$ERG"
+others=$(cd "$V" && ls | grep -v "^EfiresumeLocation-" | xargs sha256sum)
+out=$("$TOOL" boot-clear 2>&1); rc=$?
+check "boot-clear, variable there: status" "$rc" 0
+[ -e "$loc" ] && fail "boot-clear: EfiresumeLocation still there" || ok "boot-clear: EfiresumeLocation deleted"
+check "boot-clear: one line" "$(printf '%s\n' "$out" | wc -l)" 1
+check "boot-clear: the line says so, with the location it held" "$out" \
+	"efiresume-install: deleted EfiresumeLocation left over from a hibernation not resumed through efiresume: $held"
+check "boot-clear: every other variable unchanged (EfiresumeSeen, Boot*, BootNext)" "$(cd "$V" && ls | xargs sha256sum)" "$others"
+before=$(snapshot); out=$("$TOOL" boot-clear 2>&1); rc=$?
+check "boot-clear, no variable: status" "$rc" 0
+check "boot-clear, no variable: quiet" "$out" ""
+check "boot-clear, no variable: nothing changed" "$(snapshot)" "$before"
+rm -f "$V/EfiresumeSeen-$ERG"
+# not installed on the ESP (no state file): the variable is efiresume's all the same
+runhook pre hibernate >/dev/null 2>&1
+mv "$M/state/state" "$W/state.off"
+out=$("$TOOL" boot-clear 2>&1); rc=$?
+[ "$rc" = 0 ] && [ ! -e "$loc" ] && ok "boot-clear without a state file: deleted" || fail "boot-clear without a state file: rc $rc, $out"
+mv "$W/state.off" "$M/state/state"
+# no efivars at all (not a UEFI boot): quiet success
+mv "$V" "$W/efivars.gone"
+out=$("$TOOL" boot-clear 2>&1); rc=$?
+check "boot-clear without efivars: status 0, quiet" "$rc:$out" "0:"
+mv "$W/efivars.gone" "$V"
+check "boot-clear with an argument: usage error" "$("$TOOL" boot-clear now >/dev/null 2>&1; echo $?)" 2
+# the variable cannot be deleted (read-only efivarfs): status 1, says why, the unit fails
+runhook pre hibernate >/dev/null 2>&1
+cp -a "$V" "$W/efivars.rw2"
+mount -t tmpfs tmpfs "$V" && MOUNTS=("$V" "${MOUNTS[@]}")
+cp -a "$W/efivars.rw2/." "$V/"
+mount -o remount,ro "$V"
+out=$("$TOOL" boot-clear 2>&1); rc=$?
+check "boot-clear, read-only efivarfs: status 1" "$rc" 1
+has "boot-clear, read-only efivarfs: says so" "$out" "cannot delete the EFI variable EfiresumeLocation"
+umount "$V"; MOUNTS=("${MOUNTS[@]:1}")
+rm -rf "$W/efivars.rw2"
+"$TOOL" boot-clear >/dev/null 2>&1
+rm -f "$V/BootNext-$G"       # the pre hooks above set it; the firmware would have consumed it
+
 # ---------------------------------------------------------------- image in swap: status reports the refusal
 cp "$M/dev/vda2" "$W/vda2.clean"
 printf 'S1SUSPEND\0' | dd of="$M/dev/vda2" bs=1 seek=4086 conv=notrunc status=none
@@ -601,5 +647,63 @@ machine 32
 cmp -s "$M/lib/efiresume-ia32.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "32-bit firmware: the ia32 binary" || fail "32-bit firmware: wrong binary"
 check "32-bit firmware: state arch" "$(st arch)" ia32
 "$TOOL" remove >/dev/null 2>&1
+
+# ---------------------------------------------------------------- the package: efiresume-clear.service
+# built from this tree by packaging/build-deb.sh (as make deb does) into a scratch build
+# directory; the unit checked by systemd's own parser and run as ExecStart says, the
+# maintainer scripts run against a root directory (DPKG_ROOT, as dpkg does for
+# --force-script-chrootless), with deb-systemd-helper and systemctl --root as oracles
+unit=usr/lib/systemd/system/efiresume-clear.service
+D=$W/debbuild R=$W/debroot
+mkdir -p "$D" "$R"
+cp "$TOP/build/efiresume-x64.efi" "$TOP/build/efiresume-ia32.efi" "$TOP/build/swsusp-inspect" "$D/" 2>/dev/null
+if deb=$(BUILD=$D "$TOP/packaging/build-deb.sh" 2>"$W/build-deb.err" | tail -n 1) && [ -f "$deb" ]; then
+	ok "package built ($(basename "$deb"))"
+	check "package: /$unit, root-owned, mode 0644" \
+		"$(dpkg-deb -c "$deb" | awk -v u="./$unit" '$6 == u { print $1, $2 }')" "-rw-r--r-- root/root"
+	dpkg-deb -x "$deb" "$R" && dpkg-deb -e "$deb" "$W/debctl"
+	out=$(systemd-analyze --root="$R" verify --man=no "/$unit" 2>&1); rc=$?
+	check "unit: systemd-analyze verify (systemd's parser, ExecStart's program in the package)" "$rc:$out" "0:"
+	check "unit: runs only when the variable the hook writes is there" \
+		"$(sed -n 's/^ConditionPathExists=\([^!]\)/\1/p' "$R/$unit")" "/sys/firmware/efi/efivars/${loc##*/}"
+	has "unit: never in an initrd" "$(cat "$R/$unit")" "ConditionPathExists=!/etc/initrd-release"
+	has "unit: before sysinit.target, as systemd-hibernate-clear.service" "$(cat "$R/$unit")" "Before=sysinit.target shutdown.target"
+	# ExecStart as the unit has it, run from the package on the fake machine
+	runhook pre hibernate >/dev/null 2>&1
+	read -r -a cmd <<<"$(sed -n 's/^ExecStart=//p' "$R/$unit")"
+	out=$("$R${cmd[0]}" "${cmd[@]:1}" 2>&1); rc=$?
+	[ "$rc" = 0 ] && [ ! -e "$loc" ] && ok "unit: ExecStart (${cmd[*]}) deletes EfiresumeLocation" ||
+		fail "unit: ExecStart ${cmd[*]}: rc $rc, variable $([ -e "$loc" ] && echo left || echo gone): $out"
+	# maintainer scripts
+	mscript() { # NAME ARGS...
+		DPKG_ROOT=$R DPKG_MAINTSCRIPT_PACKAGE=efiresume DPKG_MAINTSCRIPT_NAME=$1 sh "$W/debctl/$@"
+	}
+	enabled() { SYSTEMD_LOG_LEVEL=err systemctl --root="$R" is-enabled efiresume-clear.service 2>/dev/null; }
+	wants=$R/etc/systemd/system/sysinit.target.wants/efiresume-clear.service
+	mscript postinst configure; rc=$?
+	check "postinst configure (first install): status" "$rc" 0
+	check "postinst: the unit is enabled (systemctl --root is-enabled)" "$(enabled)" enabled
+	check "postinst: enabled by sysinit.target (its [Install] WantedBy)" "$(readlink "$wants")" "/$unit"
+	mscript prerm remove; rc1=$?
+	rm -f "$R/$unit" "$R/usr/sbin/efiresume-install"          # dpkg removes the files
+	mscript postrm remove; rc2=$?
+	check "prerm/postrm remove: status" "$rc1:$rc2" 0:0
+	check "postrm remove: masked while the enable link waits for purge" "$(enabled)" masked
+	dpkg-deb -x "$deb" "$R"
+	mscript postinst configure 0~old; rc=$?
+	check "reinstall: unmasked and enabled again" "$rc:$(enabled)" 0:enabled
+	SYSTEMD_LOG_LEVEL=err systemctl --root="$R" disable efiresume-clear.service >/dev/null 2>&1
+	mscript postinst configure 0~old
+	check "upgrade after the admin disabled it: stays disabled" "$(enabled)" disabled
+	mscript prerm remove; rm -f "$R/$unit"; mscript postrm remove; mscript postrm purge; rc=$?
+	check "postrm purge: status" "$rc" 0
+	check "postrm purge: no link left under /etc/systemd, no deb-systemd-helper state" \
+		"$(find "$R/etc/systemd" "$R/var/lib/systemd/deb-systemd-helper-enabled" "$R/var/lib/systemd/deb-systemd-helper-masked" \
+			\( -type l -o -type f \) 2>/dev/null)" ""
+	out=$(lintian --suppress-tags hardening-no-bindnow,hardening-no-fortify-functions -I "$deb" 2>&1 | grep -v "running with root privileges"); rc=$?
+	check "lintian -I: no tags" "$out" ""
+else
+	fail "packaging/build-deb.sh: $(cat "$W/build-deb.err")"
+fi
 
 finish
