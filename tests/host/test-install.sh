@@ -669,11 +669,15 @@ if deb=$(BUILD=$D "$TOP/packaging/build-deb.sh" 2>"$W/build-deb.err" | tail -n 1
 	has "unit: never in an initrd" "$(cat "$R/$unit")" "ConditionPathExists=!/etc/initrd-release"
 	has "unit: before sysinit.target, as systemd-hibernate-clear.service" "$(cat "$R/$unit")" "Before=sysinit.target shutdown.target"
 	# ExecStart as the unit has it, run from the package on the fake machine
+	"$TOOL" install >/dev/null 2>&1
 	runhook pre hibernate >/dev/null 2>&1
+	rm -f "$V/BootNext-$G"
+	[ -e "$loc" ] && ok "unit: the hook planted EfiresumeLocation" || fail "unit: the hook planted no EfiresumeLocation"
 	read -r -a cmd <<<"$(sed -n 's/^ExecStart=//p' "$R/$unit")"
 	out=$("$R${cmd[0]}" "${cmd[@]:1}" 2>&1); rc=$?
 	[ "$rc" = 0 ] && [ ! -e "$loc" ] && ok "unit: ExecStart (${cmd[*]}) deletes EfiresumeLocation" ||
 		fail "unit: ExecStart ${cmd[*]}: rc $rc, variable $([ -e "$loc" ] && echo left || echo gone): $out"
+	"$TOOL" remove >/dev/null 2>&1
 	# maintainer scripts
 	mscript() { # NAME ARGS...
 		DPKG_ROOT=$R DPKG_MAINTSCRIPT_PACKAGE=efiresume DPKG_MAINTSCRIPT_NAME=$1 sh "$W/debctl/$@"
