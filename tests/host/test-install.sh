@@ -534,7 +534,7 @@ check "boot-clear, variable there: status" "$rc" 0
 [ -e "$loc" ] && fail "boot-clear: EfiresumeLocation still there" || ok "boot-clear: EfiresumeLocation deleted"
 check "boot-clear: one line" "$(printf '%s\n' "$out" | wc -l)" 1
 check "boot-clear: the line says so, with the location it held" "$out" \
-	"efiresume-install: deleted EfiresumeLocation left over from a hibernation not resumed through efiresume: $held"
+	"efiresume-install: deleted EfiresumeLocation (left over from a hibernation not resumed through efiresume): $held"
 check "boot-clear: every other variable unchanged (EfiresumeSeen, Boot*, BootNext)" "$(cd "$V" && ls | xargs sha256sum)" "$others"
 before=$(snapshot); out=$("$TOOL" boot-clear 2>&1); rc=$?
 check "boot-clear, no variable: status" "$rc" 0
