@@ -12,7 +12,10 @@
 #                        BootNext, it resumes the system; boot 3 (no image): efiresume does
 #                        not run; then a failed hibernation (pm_test=devices: no image is
 #                        written), whose post hook clears BootNext, and efiresume-install
-#                        remove (no entry, BootOrder as before install, files gone)
+#                        remove (no entry, BootOrder as before install, files gone).
+#                        The package enabled efiresume-clear.service; the resumed system
+#                        plants a stale EfiresumeLocation (as Esc at efiresume's passphrase
+#                        prompt leaves it) and boot 3, a normal boot, must have deleted it
 #     always             boot 1: install --mode=always, hibernate; boot 2: efiresume (first
 #                        in BootOrder) resumes; boot 3 (no image): efiresume starts the
 #                        fallback, the Debian entry's kernel with its options; then the
@@ -100,6 +103,7 @@ say "bootorder-before-install=\$(efibootmgr | sed -n 's/^BootOrder: //p')"
 run dpkg -i \$IN/efiresume.deb
 run efiresume-install install $1
 run efiresume-install status
+say "clear-unit-enabled=\$(systemctl is-enabled efiresume-clear.service 2>&1)"
 efi_show
 say "bootorder-after-install=\$(efibootmgr | sed -n 's/^BootOrder: //p')"
 say "er-entry=\$(er_entry)"
@@ -117,6 +121,7 @@ check_install() {
 	expect "$d/$n.log" 'EFIRESUME-TEST: esp: /boot/efi/EFI/efiresume/efiresume.efi' "efiresume.efi on the ESP" || ok=1
 	expect "$d/$n.log" 'EFIRESUME-TEST: esp: /boot/efi/EFI/efiresume/efiresume.conf' "efiresume.conf next to it" || ok=1
 	val_is "$n" removable none "nothing on the removable path \\EFI\\BOOT\\BOOTX64.EFI"
+	val_is "$n" clear-unit-enabled enabled "the package's postinst enabled efiresume-clear.service"
 	before=$(deb_val "$d" "$n" bootorder-before-install)
 	after=$(deb_val "$d" "$n" bootorder-after-install)
 	if [ "$mode" = always ]; then
@@ -137,9 +142,28 @@ check_efiresume_resumed() {
 	expect_not "$d/$n.log" 'Run /init as init process|PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data' "no kernel booted in between" || ok=1
 }
 
+# the resumed system: EfiresumeLocation as a hibernation that was not resumed through
+# efiresume leaves it (written as the sleep hook writes it: deleted first, one write)
+ER_LOC=/sys/firmware/efi/efivars/EfiresumeLocation-338ebdff-5bf8-4971-8760-45caada2d435
+plant_location_steps() {
+	cat <<EOF
+f=$ER_LOC
+say "location-after-resume=\$([ -e \$f ] && [ -n "\$(cat \$f 2>/dev/null | tail -c +5)" ] && echo present || echo gone)"
+{ printf '\\007\\000\\000\\000'; printf '{"uuid":"%s","offset":0,"device":"%s","kernelVersion":"%s"}' \\
+	"\$(blkid -o value -s UUID /dev/disk/by-partuuid/$DEB_SWAP_PARTUUID)" "\$(cat /sys/power/resume)" "\$(uname -r)"; } > \$T/loc
+[ -e \$f ] && { chattr -i \$f; rm -f \$f; }
+dd if=\$T/loc of=\$f bs=64k count=1 status=none
+say "location-planted=\$(cat \$f | tail -c +5 | tr -d '\\0')"
+sync
+EOF
+}
+
 # boot 3's commands: a hibernation that returns without an image, then remove
 failed_and_remove_steps() {
 	cat <<'EOF'
+say "location-at-boot=$([ -e /sys/firmware/efi/efivars/EfiresumeLocation-338ebdff-5bf8-4971-8760-45caada2d435 ] && echo present || echo gone)"
+say "clear-unit=$(systemctl show -p ActiveState --value efiresume-clear.service),$(systemctl show -p Result --value efiresume-clear.service)"
+journalctl -b --no-pager -o cat -u efiresume-clear.service 2>&1 | sed 's/^/EFIRESUME-TEST: clear-unit: /; s/efiresume: /efiresume-tool: /g'
 efi_show
 say "cmdline=$(tr ' ' '_' < /proc/cmdline)"
 if [ -w /sys/power/pm_test ]; then
@@ -232,6 +256,7 @@ checks_resumed
 efi_show
 er_journal
 EOF
+	if [ "$scen" = on-hibernate ]; then plant_location_steps; fi
 	} > "$d/boot1.sh"
 	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
 	echo "boot 1 (Debian; install the package, efiresume-install install $mode, systemctl hibernate):"
@@ -254,6 +279,19 @@ EOF
 	qemu_ok
 	if [ "$scen" = on-hibernate ]; then
 		expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run" || ok=1
+		echo " efiresume-clear.service (a stale EfiresumeLocation planted by the resumed system):"
+		val_is boot2 location-after-resume gone "no EfiresumeLocation after the resume (efiresume and the post hook delete it)"
+		planted=$(deb_val "$d" boot2 location-planted)
+		[[ $planted == '{"uuid":"'$DEB_SWAP_UUID'",'*'"kernelVersion":'* ]] && echo "  ok: planted $planted" ||
+			{ echo "  WRONG: planting EfiresumeLocation: '$planted'"; ok=1; }
+		val_is boot3 location-at-boot gone "the normal boot deleted EfiresumeLocation before the test agent started"
+		val_is boot3 clear-unit active,success "efiresume-clear.service ran and succeeded"
+		clean_log "$d/boot3.log" > "$d/boot3.log.txt"
+		if grep -aqF -- "EFIRESUME-TEST: clear-unit: efiresume-install: deleted EfiresumeLocation (left over from a hibernation not resumed through efiresume): $planted" "$d/boot3.log.txt"; then
+			echo "  ok: the unit said so in the journal, with what the variable held"
+		else
+			echo "  WRONG: no 'deleted EfiresumeLocation ...: $planted' from the unit:"; grep -a 'clear-unit' "$d/boot3.log.txt" | sed 's/^/  | /'; ok=1
+		fi
 		expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
 		val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"
 	else
