@@ -12,10 +12,8 @@ static int guid_hexval(char ch)
 	return -1;
 }
 
-bool er_guid_parse(const char *s, size_t n, uint8_t out[16])
+bool er_uuid_text_parse(const char *s, size_t n, uint8_t out[16])
 {
-	/* text order of the 16 bytes; the first three groups are little endian on disk */
-	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
 	uint8_t text[16];
 	size_t i = 0, b = 0;
 
@@ -34,7 +32,19 @@ bool er_guid_parse(const char *s, size_t n, uint8_t out[16])
 		text[b++] = (uint8_t)(hi << 4 | lo);
 		i += 2;
 	}
-	for (b = 0; b < 16; b++)
+	er_memcpy(out, text, 16);
+	return true;
+}
+
+bool er_guid_parse(const char *s, size_t n, uint8_t out[16])
+{
+	/* text order of the 16 bytes; the first three groups are little endian on disk */
+	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	uint8_t text[16];
+
+	if (!er_uuid_text_parse(s, n, text))
+		return false;
+	for (size_t b = 0; b < 16; b++)
 		out[order[b]] = text[b];
 	return true;
 }

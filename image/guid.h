@@ -6,6 +6,9 @@
 #include "image/freestanding.h"
 
 bool er_guid_parse(const char *s, size_t n, uint8_t out[16]);
+/* The same 36 characters (either case) -> 16 bytes in text order (libuuid's order, as
+ * mkswap stores a swap UUID and HibernateLocation names it); false when malformed. */
+bool er_uuid_text_parse(const char *s, size_t n, uint8_t out[16]);
 void er_guid_format(const uint8_t g[16], char out[37]);
 
 #endif

@@ -206,29 +206,6 @@ bool er_config_lv_names(const char *s, char vg[ER_CONF_LV_MAX], char lv[ER_CONF_
 	return true;
 }
 
-/* "5b3a0c9e-1122-4344-8566-778899aabbcc" in either case -> 16 bytes in text order */
-static bool uuid_text_parse(const char *t, size_t n, uint8_t out[16])
-{
-	uint8_t b[16];
-	size_t o = 0;
-	if (n != 36)
-		return false;
-	for (size_t i = 0; i < 36;) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (t[i] != '-')
-				return false;
-			i++;
-			continue;
-		}
-		int hi = hexval(t[i]), lo = hexval(t[i + 1]);
-		if (hi < 0 || lo < 0)
-			return false;
-		b[o++] = (uint8_t)(hi << 4 | lo);
-		i += 2;
-	}
-	er_memcpy(out, b, 16);
-	return true;
-}
 
 static const char *set_resume_lv(struct er_config *c, const char *v, size_t n)
 {
@@ -247,7 +224,7 @@ static const char *set_resume_uuid(struct er_config *c, const char *v, size_t n)
 {
 	static const uint8_t nil[16];
 	uint8_t u[16];
-	if (!uuid_text_parse(v, n, u))
+	if (!er_uuid_text_parse(v, n, u))
 		return "malformed UUID (expects 8-4-4-4-12 hex digits, as blkid prints it)";
 	if (er_memcmp(u, nil, 16) == 0)
 		return "the nil UUID names no swap area";

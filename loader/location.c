@@ -3,6 +3,7 @@
  * 2^64 - 1 all refuse it), then the members we know are looked up. */
 #include "loader/location.h"
 #include "image/json.h"
+#include "image/guid.h"
 
 static int hexval(char c)
 {
@@ -15,27 +16,6 @@ static int hexval(char c)
 	return -1;
 }
 
-/* "5b3a0c9e-...": 36 characters, big-endian byte order (libuuid text order) */
-static bool uuid_parse(const char *t, size_t n, uint8_t out[16])
-{
-	size_t b = 0;
-	if (n != 36)
-		return false;
-	for (size_t i = 0; i < 36;) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (t[i] != '-')
-				return false;
-			i++;
-			continue;
-		}
-		int hi = hexval(t[i]), lo = hexval(t[i + 1]);
-		if (hi < 0 || lo < 0)
-			return false;
-		out[b++] = (uint8_t)(hi << 4 | lo);
-		i += 2;
-	}
-	return true;
-}
 
 /* "MAJ:MIN" in decimal, within Linux's dev_t (12-bit major, 20-bit minor) */
 static bool devnum_parse(const char *t, size_t n, uint32_t *major, uint32_t *minor)
@@ -116,7 +96,7 @@ bool er_location_parse(const char *buf, size_t len, struct er_location *out)
 		return false;
 
 	if (er_json_get_string(&root, "uuid", text, sizeof(text), &n) != ER_JSON_OK ||
-	    !uuid_parse(text, n, out->uuid))
+	    !er_uuid_text_parse(text, n, out->uuid))
 		goto bad;
 
 	/* absent: a swap partition; otherwise an unsigned 64-bit integer (overflow refuses) */
