@@ -1,7 +1,7 @@
 /* GUIDs as text, in the order blkid, lsblk and Linux's PARTUUID= show them; see guid.h. */
 #include "image/guid.h"
 
-static int guid_hexval(char ch)
+int er_hexval(char ch)
 {
 	if (ch >= '0' && ch <= '9')
 		return ch - '0';
@@ -26,7 +26,7 @@ bool er_uuid_text_parse(const char *s, size_t n, uint8_t out[16])
 			i++;
 			continue;
 		}
-		int hi = guid_hexval(s[i]), lo = guid_hexval(s[i + 1]);
+		int hi = er_hexval(s[i]), lo = er_hexval(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return false;
 		text[b++] = (uint8_t)(hi << 4 | lo);

@@ -5,6 +5,8 @@
 
 #include "image/freestanding.h"
 
+/* One hex digit, either case: 0..15, or -1 for any other character. */
+int er_hexval(char ch);
 bool er_guid_parse(const char *s, size_t n, uint8_t out[16]);
 /* The same 36 characters (either case) -> 16 bytes in text order (libuuid's order, as
  * mkswap stores a swap UUID and HibernateLocation names it); false when malformed. */

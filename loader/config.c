@@ -20,17 +20,6 @@ static bool is_control(char ch)
 	return ((unsigned char)ch < 0x20 && ch != '\t') || ch == 0x7f;
 }
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 
 static bool word_is(const char *w, size_t n, const char *lit)
 {
@@ -254,7 +243,7 @@ static const char *set_resume(struct er_config *c, const char *v, size_t n)
 	if (n == 11 && v[8] == '-') {
 		uint32_t sig = 0, part = 0;
 		for (size_t i = 0; i < 11; i++) {
-			int h = i == 8 ? 0 : hexval(v[i]);
+			int h = i == 8 ? 0 : er_hexval(v[i]);
 			if (h < 0)
 				return "malformed PARTUUID";
 			if (i < 8)

@@ -5,17 +5,6 @@
 #include "image/json.h"
 #include "image/guid.h"
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 
 /* "MAJ:MIN" in decimal, within Linux's dev_t (12-bit major, 20-bit minor) */
 static bool devnum_parse(const char *t, size_t n, uint32_t *major, uint32_t *minor)
@@ -50,7 +39,7 @@ static bool luks_ok(const char *t, size_t n)
 	if (n == 0 || n > 40)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (t[i] != '-' && hexval(t[i]) < 0)
+		if (t[i] != '-' && er_hexval(t[i]) < 0)
 			return false;
 	return true;
 }
