@@ -49,28 +49,18 @@ hm=$(printf '%s\n' "${host[@]}" | median)
 echo "cryptsetup on the host ($(nproc) cores): ${host[*]} ms, median $hm ms"
 
 # firmware: type the passphrase when asked, stop QEMU once efiresume has reported
+type_and_stop() {
+	for _ in $(seq 1500); do grep -aq 'passphrase for' "$1" && break; sleep 0.2; done
+	sleep 0.5
+	printf '%s\r' "$PASS"
+	for _ in $(seq 3000); do grep -aq 'unlocked (keyslot\|not unlocked\|wrong passphrase' "$1" && break; sleep 0.2; done
+	pkill -f "path=$1.ser " 2>/dev/null || true
+}
 fw_run() {
 	local smp=$1 log=$2
 	cp --sparse=always "$(fixture_dir $name)/vars.fd" "$d/vars.fd"
-	rm -f "$d/ser.in" "$d/ser.out"
-	mkfifo "$d/ser.in" "$d/ser.out"
-	: > "$log"
-	cat "$d/ser.out" > "$log" &
-	local catpid=$!
-	exec 7<>"$d/ser.in"
-	(
-		for _ in $(seq 1500); do grep -aq 'passphrase for' "$log" && break; sleep 0.2; done
-		sleep 0.5
-		printf '%s\r' "$PASS" >&7
-		for _ in $(seq 3000); do grep -aq 'unlocked (keyslot\|not unlocked\|wrong passphrase' "$log" && break; sleep 0.2; done
-		pkill -f "path=$d/ser " 2>/dev/null || true
-	) &
-	local typer=$!
-	MEM=2048 SMP=$smp QEMU_SERIAL="-chardev pipe,id=ser0,path=$d/ser -serial chardev:ser0" \
-		run_qemu x64 "$d/disk.img" "$d/vars.fd" "$log" 900 $(fixture_fact $name qemu_args) || true
-	wait $typer 2>/dev/null || true
-	wait $catpid 2>/dev/null || true
-	exec 7>&-
+	MEM=2048 SMP=$smp serial_boot x64 "$d/disk.img" "$d/vars.fd" "$log" 900 type_and_stop \
+		$(fixture_fact $name qemu_args) || true
 	clean_log "$log" | sed -n 's/.*unlocked (keyslot 1, argon2id, \([0-9]*\) ms on \([0-9]*\) CPU.*/\1/p' | head -1
 }
 

@@ -25,38 +25,33 @@ fi
 esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 swap_page0 "$d/disk.img" "$d/page0.before"
 
-# serial through a pipe pair: the output is logged, the input typed when the prompt shows
-rm -f "$d/ser.in" "$d/ser.out"; mkfifo "$d/ser.in" "$d/ser.out"
-: > "$d/boot.log"
-cat "$d/ser.out" > "$d/boot.log" &
-catpid=$!
-exec 7<>"$d/ser.in"
+# the serial console on a pipe: keys typed when the prompt shows
+typist=
 if [ "$case" = esc-loading ]; then
 	# typed as soon as efiresume names the image: the loader reads keys while it loads.
 	# Esc plus a space: OVMF's terminal driver takes a lone Esc only after 2 s (it could
 	# start an escape sequence), Esc followed by another key at once.
-	(
+	type_keys() {
 		for _ in $(seq 600); do
-			grep -aq 'efiresume: found a hibernated' "$d/boot.log" && break
+			grep -aq 'efiresume: found a hibernated' "$1" && break
 			sleep 0.05
 		done
-		printf '\033 ' >&7
-	) &
+		printf '\033 '
+	}
+	typist=type_keys
 elif [ "$case" != wait ]; then
-	(
+	type_keys() {
 		for _ in $(seq 600); do
-			grep -aq 'resuming in 120 s' "$d/boot.log" && break
+			grep -aq 'resuming in 120 s' "$1" && break
 			sleep 0.2
 		done
 		sleep 1
-		if [ "$case" = esc ]; then printf '\033' >&7; else printf 'd' >&7; fi
-	) &
+		if [ "$case" = esc ]; then printf '\033'; else printf 'd'; fi
+	}
+	typist=type_keys
 fi
 rc=0
-QEMU_SERIAL="-chardev pipe,id=ser0,path=$d/ser -serial chardev:ser0" \
-	run_qemu x64 "$d/disk.img" "$d/vars.fd" "$d/boot.log" 240 || rc=$?
-wait $catpid || true
-exec 7>&-
+serial_boot x64 "$d/disk.img" "$d/vars.fd" "$d/boot.log" 240 "$typist" || rc=$?
 ok=0
 [ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
 log=$d/boot.log

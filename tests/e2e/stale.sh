@@ -23,25 +23,18 @@ swap_page0 "$d/disk.img" "$d/page0.before"
 
 # boot LOG WAIT_RE KEY: one boot with the serial console on a pipe; KEY typed when WAIT_RE shows
 boot() {
-	local log=$1 re=$2 key=$3 catpid rc=0
-	rm -f "$d/ser.in" "$d/ser.out"; mkfifo "$d/ser.in" "$d/ser.out"
-	: > "$log"
-	cat "$d/ser.out" > "$log" &
-	catpid=$!
-	exec 7<>"$d/ser.in"
-	(
-		for _ in $(seq 900); do
-			grep -aqE "$re" "$log" && break
-			sleep 0.2
-		done
-		sleep 1
-		printf '%s' "$key" >&7
-	) &
-	QEMU_DRIVE="$drives" QEMU_SERIAL="-chardev pipe,id=ser0,path=$d/ser -serial chardev:ser0" \
-		run_qemu $arch "$d/disk.img" "$d/vars.fd" "$log" 240 || rc=$?
-	wait $catpid || true
-	exec 7>&-
+	local rc=0
+	wait_re=$2 key=$3
+	QEMU_DRIVE="$drives" serial_boot $arch "$d/disk.img" "$d/vars.fd" "$1" 240 type_key || rc=$?
 	[ $rc -eq 0 ] || { echo "  qemu status $rc"; return 1; }
+}
+type_key() {
+	for _ in $(seq 900); do
+		grep -aqE "$wait_re" "$1" && break
+		sleep 0.2
+	done
+	sleep 1
+	printf '%s' "$key"
 }
 ok=0
 echo "boot 2: first sight, Esc, the normal boot writes the ext4 disk"

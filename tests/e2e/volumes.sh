@@ -60,43 +60,30 @@ probe_conf() {
 # the Nth passphrase is typed (then Enter) once the prompt "(try N of 3" shows
 # (ESC: the Esc key alone; OVMF's terminal takes a lone Esc after 2 s)
 boot() {
-	local log=$1 tmo=$2 rc=0 typist=
+	local log=$1 tmo=$2 rc=0 t0 t1
 	shift 2
-	rm -f "$d/ser.in" "$d/ser.out"
-	mkfifo "$d/ser.in" "$d/ser.out"
-	: > "$log"
-	cat "$d/ser.out" > "$log" &
-	local catpid=$!
-	exec 7<>"$d/ser.in"
-	if [ $# -gt 0 ]; then
-		(
-			n=0
-			for p in "$@"; do
-				n=$((n + 1))
-				for _ in $(seq 1200); do
-					grep -aq "passphrase for luks-.*(try $n of 3" "$log" && break
-					sleep 0.1
-				done
-				sleep 0.5
-				if [ "$p" = ESC ]; then printf '\033' >&7; continue; fi
-				# one key at a time, as a user types; Enter is CR on a serial terminal
-				for ((i = 0; i < ${#p}; i++)); do printf '%s' "${p:$i:1}" >&7; sleep 0.02; done
-				printf '\r' >&7
-			done
-		) &
-		typist=$!
-	fi
-	local t0 t1
+	typed=("$@")
 	t0=$(date +%s.%N)
-	QEMU_SERIAL="-chardev pipe,id=ser0,path=$d/ser -serial chardev:ser0" \
-		run_qemu $arch "$d/disk.img" "$d/vars.fd" "$log" "$tmo" $qargs || rc=$?
+	serial_boot $arch "$d/disk.img" "$d/vars.fd" "$log" "$tmo" "$([ $# -gt 0 ] && echo type_passphrases)" $qargs || rc=$?
 	t1=$(date +%s.%N)
-	wait $catpid || true
-	[ -z "$typist" ] || kill "$typist" 2>/dev/null || true
-	exec 7>&-
 	clean_log "$log" > "$log.txt"
 	echo "  $(basename "$log"): qemu status $rc after $(fmt_secs "$t0" "$t1") s"
 	[ $rc -eq 0 ] || { echo "  QEMU did not power off cleanly (status $rc; 124 = timeout)"; return 1; }
+}
+type_passphrases() {
+	local n=0 p i
+	for p in "${typed[@]}"; do
+		n=$((n + 1))
+		for _ in $(seq 1200); do
+			grep -aq "passphrase for luks-.*(try $n of 3" "$1" && break
+			sleep 0.1
+		done
+		sleep 0.5
+		if [ "$p" = ESC ]; then printf '\033'; continue; fi
+		# one key at a time, as a user types; Enter is CR on a serial terminal
+		for ((i = 0; i < ${#p}; i++)); do printf '%s' "${p:$i:1}"; sleep 0.02; done
+		printf '\r'
+	done
 }
 
 # the typed passphrases never reach the console (the prompt echoes '*')

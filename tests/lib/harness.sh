@@ -7,6 +7,7 @@
 #   esp_put DISK SRC DEST          copy a file onto the ESP (DEST like ::/EFI/BOOT/BOOTX64.EFI)
 #   new_vars ARCH OUT              fresh copy of the OVMF variable store
 #   run_qemu ARCH DISK VARS LOG TIMEOUT [qemu args...]   one boot, headless, TCG
+#   serial_boot ARCH DISK VARS LOG TIMEOUT TYPIST [qemu args...]   the same, typing into the console
 #   expect LOG REGEX [what]        the (ANSI-stripped) serial log matches REGEX
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -217,6 +218,33 @@ run_qemu() {
 		${QEMU_DRIVE:--drive file="$disk",format=raw,if=virtio,cache=unsafe} \
 		-nic none ${QEMU_SERIAL:--serial file:$log} -display none -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
+}
+
+# serial_boot ARCH DISK VARS LOG TIMEOUT TYPIST [extra qemu args]: run_qemu with the
+# serial console on a pipe pair (LOG.ser.in/.out): what the guest prints is logged in LOG
+# as it comes, and TYPIST (a command, "" for none) runs in the background as `TYPIST LOG`
+# with its standard output typed into the console; it is stopped when QEMU has exited.
+# Returns QEMU's status. QEMU_DRIVE, MEM and SMP as for run_qemu.
+serial_boot() {
+	local arch=$1 disk=$2 vars=$3 log=$4 tmo=$5 typist=$6 rc=0 catpid tpid=
+	shift 6
+	rm -f "$log.ser.in" "$log.ser.out"
+	mkfifo "$log.ser.in" "$log.ser.out"
+	: > "$log"
+	cat "$log.ser.out" > "$log" &
+	catpid=$!
+	exec 7<>"$log.ser.in"
+	if [ -n "$typist" ]; then
+		$typist "$log" >&7 &
+		tpid=$!
+	fi
+	QEMU_SERIAL="-chardev pipe,id=ser0,path=$log.ser -serial chardev:ser0" \
+		run_qemu "$arch" "$disk" "$vars" "$log" "$tmo" "$@" || rc=$?
+	wait $catpid || true
+	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
+	exec 7>&-
+	rm -f "$log.ser.in" "$log.ser.out"
+	return $rc
 }
 
 # the serial log without ANSI escapes and carriage returns
