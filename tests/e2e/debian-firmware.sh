@@ -22,30 +22,6 @@ set -euo pipefail
 scen=$1
 ok=0
 
-val_is() {
-	local name=$1 key=$2 want=$3 what=$4 got
-	got=$(deb_val "$d" "$name" "$key")
-	if [ -n "$want" ] && [ "$got" = "$want" ]; then
-		echo "  ok: $what ($key=$got)"
-	else
-		echo "  WRONG: $what ($key='$got', expected '$want')"; ok=1
-	fi
-}
-qemu_ok() {
-	[ "$DEB_RC" = 0 ] && echo "  ok: QEMU powered off (status 0)" ||
-		{ echo "  WRONG: QEMU status $DEB_RC (124: timeout)"; ok=1; }
-}
-sig_is() {
-	local s
-	s=$(deb_swap_sig "$d")
-	[ "$s" = "$1" ] && echo "  ok: swap signature $s ($2)" || { echo "  WRONG: swap signature '$s', expected $1 ($2)"; ok=1; }
-}
-deb_file() {
-	local f=${EFIRESUME_DEB:-}
-	[ -n "$f" ] || f=$(ls -t "$BUILD"/efiresume_*_amd64.deb 2>/dev/null | head -1)
-	[ -n "$f" ] && [ -f "$f" ] || { echo "no build/efiresume_*_amd64.deb: run make deb" >&2; return 1; }
-	echo "$f"
-}
 # line number of the first match of ERE in a boot's clean log (0: none)
 line_of() {
 	local n

@@ -27,26 +27,6 @@ set -euo pipefail
 scen=$1
 ok=0
 
-# is VALUE what the guest printed as KEY= in boot NAME
-val_is() {
-	local name=$1 key=$2 want=$3 what=$4 got
-	got=$(deb_val "$d" "$name" "$key")
-	if [ -n "$want" ] && [ "$got" = "$want" ]; then
-		echo "  ok: $what ($key=$got)"
-	else
-		echo "  WRONG: $what ($key='$got', expected '$want')"; ok=1
-	fi
-}
-qemu_ok() {
-	[ "$DEB_RC" = 0 ] && echo "  ok: QEMU powered off (status 0)" ||
-		{ echo "  WRONG: QEMU status $DEB_RC (124: timeout)"; ok=1; }
-}
-sig_is() {
-	local s
-	s=$(deb_swap_sig "$d")
-	[ "$s" = "$1" ] && echo "  ok: swap signature $s ($2)" || { echo "  WRONG: swap signature '$s', expected $1 ($2)"; ok=1; }
-}
-
 # boot 1's checks of a hibernation that wrote an image and powered off
 check_hibernated() {
 	local n=$1
@@ -214,12 +194,6 @@ check_failed_and_remove() {
 	val_is "$n" esp-efiresume-dir gone "\\EFI\\efiresume removed from the ESP"
 }
 
-deb_file() {
-	local f=${EFIRESUME_DEB:-}
-	[ -n "$f" ] || f=$(ls -t "$BUILD"/efiresume_*_amd64.deb 2>/dev/null | head -1)
-	[ -n "$f" ] && [ -f "$f" ] || { echo "no build/efiresume_*_amd64.deb: run make deb" >&2; return 1; }
-	echo "$f"
-}
 
 case $scen in
 hibernate-kernel)

@@ -336,6 +336,37 @@ deb_esp() {
 	deb_read "$1" $((DEB_ESP_START * 512)) $((DEB_ESP_MB * 256)) "$2"
 }
 
+# Checks shared by the Debian tests (tests/e2e/debian.sh, debian-firmware.sh): each prints
+# "ok:" or "WRONG:" and sets the caller's ok=1 on a failure; $d is the caller's run directory.
+# val_is NAME KEY WANT WHAT: the guest printed KEY=WANT in boot NAME
+val_is() {
+	local name=$1 key=$2 want=$3 what=$4 got
+	got=$(deb_val "$d" "$name" "$key")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		echo "  ok: $what ($key=$got)"
+	else
+		echo "  WRONG: $what ($key='$got', expected '$want')"; ok=1
+	fi
+}
+# qemu_ok: the last boot powered off (DEB_RC 0)
+qemu_ok() {
+	[ "$DEB_RC" = 0 ] && echo "  ok: QEMU powered off (status 0)" ||
+		{ echo "  WRONG: QEMU status $DEB_RC (124: timeout)"; ok=1; }
+}
+# sig_is SIG WHAT: the swap signature on the run's disk
+sig_is() {
+	local s
+	s=$(deb_swap_sig "$d")
+	[ "$s" = "$1" ] && echo "  ok: swap signature $s ($2)" || { echo "  WRONG: swap signature '$s', expected $1 ($2)"; ok=1; }
+}
+# deb_file: the .deb under test (the newest build/efiresume_*_amd64.deb, or $EFIRESUME_DEB)
+deb_file() {
+	local f=${EFIRESUME_DEB:-}
+	[ -n "$f" ] || f=$(ls -t "$BUILD"/efiresume_*_amd64.deb 2>/dev/null | head -1)
+	[ -n "$f" ] && [ -f "$f" ] || { echo "no build/efiresume_*_amd64.deb: run make deb" >&2; return 1; }
+	echo "$f"
+}
+
 # run as an mmdebstrap hook
 if [ "${BASH_SOURCE[0]}" = "$0" ] && [ "${1:-}" = --hook ]; then
 	set -e
