@@ -13,7 +13,11 @@ WARN     = -Wall -Wextra -Werror
 SHELL    = /bin/bash
 
 # ---------------------------------------------------------------- EFI binaries
-EFI_SRCS  = $(wildcard efi/*.c) $(wildcard loader/*.c) $(wildcard image/*.c)
+# The pure-C libraries, built for the firmware and for the host alike (see each folder's README):
+# image/ (the hibernation image format; its freestanding base is below everything),
+# crypto/ (ciphers, hashes, KDFs, wiping) and volume/ (LVM2, LUKS, JSON, filesystem prints, GUIDs).
+LIB_SRCS  = $(wildcard image/*.c) $(wildcard crypto/*.c) $(wildcard volume/*.c)
+EFI_SRCS  = $(wildcard efi/*.c) $(wildcard loader/*.c) $(LIB_SRCS)
 EFI_INC   = -I. -I/usr/include/efi -I/usr/include/efi/protocol
 EFI_CFLAGS = $(WARN) -O2 -g0 -std=gnu11 -fpic -ffreestanding -fno-stack-protector -fno-strict-aliasing \
 	-fshort-wchar -fno-builtin -fno-tree-loop-distribute-patterns -DEFIRESUME_EFI -DEFIRESUME_VERSION=\"$(VERSION)\" $(EFI_INC)
@@ -97,7 +101,7 @@ $(foreach a,$(ARCHES),$(eval $(call efi_arch,$(a))))
 # ---------------------------------------------------------------- host side
 HOST_CFLAGS = $(WARN) -O2 -g -std=gnu11 -I. -DEFIRESUME_HOST
 SAN_FLAGS   = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-HOST_LIB_SRCS = $(wildcard image/*.c) loader/config.c loader/location.c loader/select.c loader/commit.c loader/parallel.c loader/seen.c loader/plan.c
+HOST_LIB_SRCS = $(LIB_SRCS) loader/config.c loader/location.c loader/select.c loader/commit.c loader/parallel.c loader/seen.c loader/plan.c
 HOST_LIB_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_LIB_SRCS))
 HOST_SAN_OBJS = $(patsubst %.c,$(BUILD)/host-san/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS   = $(wildcard tests/unit/test_*.c)

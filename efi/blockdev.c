@@ -1,6 +1,6 @@
 /* Block devices through EFI Block I/O: listing, naming (PARTUUID), reading, writing. */
 #include "efi/efi.h"
-#include "image/guid.h"
+#include "volume/guid.h"
 
 /* EFI_PARTITION_INFO_PROTOCOL (UEFI 2.7); gnu-efi 3.0.15 does not define it. */
 static EFI_GUID partition_info_guid = { 0x8cf2f62c, 0xbc9b, 0x4821, { 0x80, 0x8d, 0xec, 0x9e, 0xc4, 0x21, 0xa1, 0xa0 } };

@@ -1,6 +1,6 @@
 /* Console input: a key with a timeout. */
 #include "efi/efi.h"
-#include "image/wipe.h"
+#include "crypto/wipe.h"
 
 INT32 er_wait_key(UINTN timeout_s)
 {

@@ -4,7 +4,7 @@
 #define EFIRESUME_LOADER_CONFIG_H
 
 #include "image/freestanding.h"
-#include "image/guid.h"
+#include "volume/guid.h"
 
 #define ER_CONF_FILE        "efiresume.conf"
 #define ER_CONF_PATH_MAX    256     /* bytes of a fallback path, NUL included */

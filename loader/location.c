@@ -2,8 +2,8 @@
  * whole document is validated (a value we do not use, a duplicate key, a number beyond
  * 2^64 - 1 all refuse it), then the members we know are looked up. */
 #include "loader/location.h"
-#include "image/json.h"
-#include "image/guid.h"
+#include "volume/json.h"
+#include "volume/guid.h"
 
 
 /* "MAJ:MIN" in decimal, within Linux's dev_t (12-bit major, 20-bit minor) */

@@ -24,7 +24,7 @@ struct er_location {
 };
 
 /* Parses the variable's bytes (UTF-8 JSON, possibly NUL-terminated). Returns false (and
- * *out zeroed) when the text is not one valid JSON document (image/json.h: duplicate
+ * *out zeroed) when the text is not one valid JSON document (volume/json.h: duplicate
  * keys, nesting beyond 32, malformed UTF-8 are invalid too) whose top level is an object
  * with a well-formed "uuid" string; or when "offset" is present and not an unsigned
  * 64-bit integer (a JSON number or a string of digits; beyond 2^64 - 1 refuses); or

@@ -2,7 +2,7 @@
  * Pure logic: every memory operation goes through p->mem (see plan.h). */
 #include <stdarg.h>
 #include "loader/plan.h"
-#include "image/wipe.h"
+#include "crypto/wipe.h"
 #include "image/fmt.h"
 #include "image/e820.h"
 

@@ -12,7 +12,7 @@
 #include "loader/commit.h"
 #include "loader/location.h"
 #include "image/crc32.h"
-#include "image/wipe.h"
+#include "crypto/wipe.h"
 
 #define IO_PAGES 512   /* 2 MiB per read */
 

@@ -1,11 +1,11 @@
 /* What efiresume saw of an image the first time: the image's identity and the
- * fingerprints of every filesystem it could read (image/fsprint.h). Kept in the
+ * fingerprints of every filesystem it could read (volume/fsprint.h). Kept in the
  * non-volatile variable EfiresumeSeen while the image is on disk; compared before the
  * image is resumed on a later boot. Pure C (host-tested). */
 #ifndef EFIRESUME_LOADER_SEEN_H
 #define EFIRESUME_LOADER_SEEN_H
 
-#include "image/fsprint.h"
+#include "volume/fsprint.h"
 
 #define ER_SEEN_MAX_FS 32
 #define ER_SEEN_ENTRY_BYTES 48

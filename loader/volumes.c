@@ -9,14 +9,14 @@
  *      is given back before this returns (long before the plan claims frames)
  *   3. volume groups are assembled from every PV seen (partitions and unlocked
  *      containers); every linear LV becomes a device "LV vg/lv"
- * The pure parts (header, keyslots, metadata, mapping) are image/luks.c and
- * image/lvm.c; this file is their firmware glue. */
+ * The pure parts (header, keyslots, metadata, mapping) are volume/luks.c and
+ * volume/lvm.c; this file is their firmware glue. */
 #include "loader/loader.h"
 #include "loader/volumes.h"
 #include "efi/mp.h"
-#include "image/luks.h"
-#include "image/lvm.h"
-#include "image/wipe.h"
+#include "volume/luks.h"
+#include "volume/lvm.h"
+#include "crypto/wipe.h"
 #include "image/fmt.h"
 
 #define MAX_MAPPED 64           /* LVs + containers */

@@ -24,7 +24,7 @@
 
 #include <argon2.h>
 
-#include "image/argon2.h"
+#include "crypto/argon2.h"
 
 #define MAXRUNS 31
 

@@ -29,8 +29,8 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "image/aes.h"
-#include "image/pbkdf2.h"
+#include "crypto/aes.h"
+#include "crypto/pbkdf2.h"
 #include "image/freestanding.h"
 #include "tools/bench.h"
 

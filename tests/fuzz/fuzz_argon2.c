@@ -1,4 +1,4 @@
-/* libFuzzer target for image/argon2.c and image/blake2b.c (no libargon2 in fuzz builds: the
+/* libFuzzer target for crypto/argon2.c and crypto/blake2b.c (no libargon2 in fuzz builds: the
  * byte-exact oracle checks are in tests/unit/test_argon2.c).
  *
  * Input: bytes 0..12 are raw parameters (type, t_cost % 4, m_cost_kib and lanes as any
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image/argon2.h"
-#include "image/blake2b.h"
+#include "crypto/argon2.h"
+#include "crypto/blake2b.h"
 
 #define ARENA (256 * 1024)
 static uint64_t arena[ARENA / 8 + 8];

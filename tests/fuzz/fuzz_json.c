@@ -1,4 +1,4 @@
-/* libFuzzer target for image/json.c.
+/* libFuzzer target for volume/json.c.
  *
  * The input is one document (an exactly sized heap copy, so ASan sees any read beyond
  * it). When er_json_parse accepts it, the whole tree is walked and checked:
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image/json.h"
+#include "volume/json.h"
 
 static const char *doc_lo, *doc_hi;
 

@@ -22,7 +22,7 @@
 #include <strings.h>
 
 #include "loader/location.h"
-#include "image/json.h"
+#include "volume/json.h"
 
 static const struct er_location zero;
 

@@ -1,4 +1,4 @@
-/* libFuzzer target for image/luks.c: the LUKS1/LUKS2 header reader (binary headers, both
+/* libFuzzer target for volume/luks.c: the LUKS1/LUKS2 header reader (binary headers, both
  * LUKS2 copies, the JSON area) and, when the parameters are cheap, the unlock path.
  *
  * Input byte 0: bit 0 set = before reading, put right the checksums of the LUKS2 header
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image/luks.h"
-#include "image/wipe.h"
+#include "volume/luks.h"
+#include "crypto/wipe.h"
 
 struct mdev { const uint8_t *p; uint64_t n, size; };
 

@@ -1,4 +1,4 @@
-/* libFuzzer target for image/lvm.c (LVM2 label, metadata area, text metadata, mapping).
+/* libFuzzer target for volume/lvm.c (LVM2 label, metadata area, text metadata, mapping).
  *
  * Input byte 0 selects the mode (mod 3), the rest is the body:
  *   0  text: the body is VG metadata text for er_lvm_vg_parse
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image/lvm.h"
+#include "volume/lvm.h"
 #include "image/crc32.h"
 
 struct dev {

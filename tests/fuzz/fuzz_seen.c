@@ -1,5 +1,5 @@
 /* libFuzzer target for loader/seen.c (the EfiresumeSeen record: NVRAM that an OS can
- * write, so hostile) and image/fsprint.c. Checked: decode never reads out of bounds;
+ * write, so hostile) and volume/fsprint.c. Checked: decode never reads out of bounds;
  * whatever it accepts encodes back to the same bytes; the comparison against the
  * decoded filesystems themselves finds nothing changed; fingerprinting any bytes is safe
  * and a print is never "changed" against itself. */

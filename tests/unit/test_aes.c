@@ -1,4 +1,4 @@
-/* Host tests for image/aes.c: AES-128/256-XTS with the plain64 tweak, against OpenSSL's
+/* Host tests for crypto/aes.c: AES-128/256-XTS with the plain64 tweak, against OpenSSL's
  * EVP_aes_{128,256}_xts as the oracle (random keys, sectors incl. > 2^32, lengths,
  * alignments; encrypt and decrypt; the AES-NI path and the table-free path), plus the
  * IEEE 1619-2007 known-answer vectors and FIPS-197 single-block vectors. */
@@ -13,7 +13,7 @@
 
 #include <openssl/evp.h>
 
-#include "image/aes.h"
+#include "crypto/aes.h"
 #include "image/freestanding.h"
 
 #include "codec_data.h"   /* the seeded generator */

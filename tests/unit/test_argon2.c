@@ -1,4 +1,4 @@
-/* Host tests for image/argon2.c with libargon2 (the reference implementation, v0x13) as the
+/* Host tests for crypto/argon2.c with libargon2 (the reference implementation, v0x13) as the
  * oracle: random passwords, salts and parameters for Argon2i and Argon2id; RFC 9106's test
  * vectors (which use a secret and associated data: through er_argon2_ex, against the RFC's
  * tags and libargon2's argon2_ctx); lanes run through the er_lanes hook on pthreads and in
@@ -17,7 +17,7 @@
 
 #include <argon2.h>
 
-#include "image/argon2.h"
+#include "crypto/argon2.h"
 
 static uint64_t rng_state = 0xD1B54A32D192ED03ull;
 static uint64_t rng(void)

@@ -1,4 +1,4 @@
-/* Host tests for image/blake2b.c: OpenSSL's EVP_blake2b512 (unkeyed, 64-byte digests) and
+/* Host tests for crypto/blake2b.c: OpenSSL's EVP_blake2b512 (unkeyed, 64-byte digests) and
  * its BLAKE2BMAC (keyed, any digest length 1..64) as oracles, RFC 7693's "abc" vector,
  * streaming in random pieces, and H' (er_blake2b_long) against a from-the-RFC construction
  * over OpenSSL where OpenSSL can express it. */
@@ -15,7 +15,7 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
-#include "image/blake2b.h"
+#include "crypto/blake2b.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rng(void)

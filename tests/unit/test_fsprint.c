@@ -1,4 +1,4 @@
-/* Host tests for image/fsprint.c and loader/seen.c: fingerprints of real ext4, XFS and
+/* Host tests for volume/fsprint.c and loader/seen.c: fingerprints of real ext4, XFS and
  * Btrfs superblocks (made by mkfs, then really mounted and written through a loop
  * device), and the EfiresumeSeen record (round trip, every corruption refused). */
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "image/fsprint.h"
+#include "volume/fsprint.h"
 #include "loader/seen.h"
 #include "loader/location.h"
 

@@ -1,4 +1,4 @@
-/* Host tests for image/json.c.
+/* Host tests for volume/json.c.
  *
  * Oracle: python3's json module. A generator (embedded below, run with a fixed seed)
  * writes documents, valid and mutated, and judges each with json.loads (strict UTF-8,
@@ -6,7 +6,7 @@
  * invalid, lone surrogates invalid); for an accepted document it also prints a
  * canonical walk (keys and strings unescaped, numbers as written, and the unsigned
  * 64-bit value of every number and every string, or "not one"). Each document must be
- * accepted or refused as python does, and the walk image/json.c gives must be the same
+ * accepted or refused as python does, and the walk volume/json.c gives must be the same
  * bytes. Then hand cases: 2^64 boundaries, depth and member limits, escapes, surrogates,
  * control characters, duplicate keys after unescaping, trailing NULs, the LUKS2 shape. */
 #include <stdarg.h>
@@ -19,12 +19,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "image/json.h"
+#include "volume/json.h"
 
 static const char oracle_py[] =
 	"# JSON oracle for test_json.c: generates documents (valid and broken), judges them with\n"
 	"# python's json module, prints \"HEXDOC VERDICT\" lines (VERDICT: \"-\" rejected, else the\n"
-	"# hex of a canonical walk the C side rebuilds with image/json.c).\n"
+	"# hex of a canonical walk the C side rebuilds with volume/json.c).\n"
 	"import sys, json, random, re\n"
 	"if hasattr(sys, 'set_int_max_str_digits'):\n"
 	"    sys.set_int_max_str_digits(0)\n"

@@ -1,4 +1,4 @@
-/* Host tests for image/luks.c with the real cryptsetup as the oracle: containers made at
+/* Host tests for volume/luks.c with the real cryptsetup as the oracle: containers made at
  * run time by tests/lib/luks-make.sh (luksFormat/luksAddKey on sparse files), the volume key
  * that `luksDump --dump-volume-key` reports must be the one er_luks_unlock derives, for
  * LUKS1 and LUKS2, pbkdf2 (sha1/256/512), argon2i, argon2id, 256/512-bit keys and sector
@@ -21,7 +21,7 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
-#include "image/luks.h"
+#include "volume/luks.h"
 
 static char dir[128];
 

@@ -1,4 +1,4 @@
-/* Host tests for image/lvm.c (LVM2 labels, metadata areas, text metadata, mapping).
+/* Host tests for volume/lvm.c (LVM2 labels, metadata areas, text metadata, mapping).
  *
  * The oracle is lvm2 itself: tests/lib/mklvm.sh builds physical volumes with the
  * real tools on loop devices (cached in $EFIRESUME_CACHE/lvm) and records what
@@ -21,7 +21,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "image/lvm.h"
+#include "volume/lvm.h"
 
 static char top[1024], dir[1200];
 

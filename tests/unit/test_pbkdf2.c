@@ -1,4 +1,4 @@
-/* Host tests for image/pbkdf2.c: PBKDF2-HMAC-SHA-1/256/512 against OpenSSL's
+/* Host tests for crypto/pbkdf2.c: PBKDF2-HMAC-SHA-1/256/512 against OpenSSL's
  * PKCS5_PBKDF2_HMAC (random passwords incl. longer than a block, salts, iteration counts,
  * output lengths incl. several hash lengths), and the RFC 6070 vectors. */
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 
 #include <openssl/evp.h>
 
-#include "image/pbkdf2.h"
+#include "crypto/pbkdf2.h"
 #include "image/freestanding.h"
 
 #include "codec_data.h"   /* the seeded generator */

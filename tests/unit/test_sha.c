@@ -1,4 +1,4 @@
-/* Host tests for image/sha.c (SHA-1/256/512, HMAC) and image/wipe.c, with OpenSSL's
+/* Host tests for crypto/sha.c (SHA-1/256/512, HMAC) and crypto/wipe.c, with OpenSSL's
  * EVP_Digest and HMAC as oracles, plus the FIPS 180 examples and RFC 2202/4231 HMAC
  * vectors. SHA-256 runs twice: through the SHA extensions (when this CPU has them) and
  * through the portable code (er_sha_force_soft). */
@@ -14,9 +14,9 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "image/sha.h"
+#include "crypto/sha.h"
 #include "image/freestanding.h"
-#include "image/wipe.h"
+#include "crypto/wipe.h"
 
 #include "codec_data.h"   /* the seeded generator */
 

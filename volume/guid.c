@@ -1,5 +1,5 @@
 /* GUIDs as text, in the order blkid, lsblk and Linux's PARTUUID= show them; see guid.h. */
-#include "image/guid.h"
+#include "volume/guid.h"
 
 int er_hexval(char ch)
 {

@@ -1,12 +1,12 @@
 /* PBKDF2 with HMAC-SHA-1/256/512 (RFC 8018 section 5.2), as LUKS1 and LUKS2 keyslots use it. */
-#ifndef EFIRESUME_IMAGE_PBKDF2_H
-#define EFIRESUME_IMAGE_PBKDF2_H
+#ifndef EFIRESUME_CRYPTO_PBKDF2_H
+#define EFIRESUME_CRYPTO_PBKDF2_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 
-#include "image/sha.h"
+#include "crypto/sha.h"
 
 /* PBKDF2-HMAC (RFC 8018); returns false for a bad argument (iterations 0, unknown hash,
  * outlen 0 or more than (2^32 - 1) hash lengths). The intermediate state is wiped. */

@@ -1,8 +1,8 @@
 /* SHA-1, SHA-256, SHA-512 (FIPS 180-4) and HMAC (RFC 2104). Plain portable C: no
  * tables indexed by data, so nothing here depends on the secret's value for timing. */
-#include "image/sha.h"
+#include "crypto/sha.h"
 #include "image/freestanding.h"
-#include "image/wipe.h"
+#include "crypto/wipe.h"
 
 static inline uint32_t be32(const uint8_t *p)
 {

@@ -1,5 +1,5 @@
 /* Wiping secrets and comparing them in constant time. */
-#include "image/wipe.h"
+#include "crypto/wipe.h"
 
 #include <stdint.h>
 

@@ -5,9 +5,9 @@
  * t_cost passes of 4 slices each, where within a slice every lane fills its segment
  * independently (run through the er_lanes hook); the result is H' of the XOR of the
  * lanes' last blocks. The memory is wiped before returning. */
-#include "image/argon2.h"
-#include "image/blake2b.h"
-#include "image/wipe.h"
+#include "crypto/argon2.h"
+#include "crypto/blake2b.h"
+#include "crypto/wipe.h"
 
 #define QWORDS (ER_ARGON2_BLOCK_SIZE / 8)     /* 128 64-bit words in a block */
 #define PREHASH_LEN 64

@@ -1,11 +1,11 @@
 /* LUKS1 / LUKS2: see luks.h. Layouts and rules from the LUKS1 spec 1.2.3, the LUKS2
  * on-disk format document and cryptsetup's behaviour (lib/luks1/keymanage.c, af.c,
  * lib/luks2/luks2_disk_metadata.c, luks2_json_metadata.c, dm-crypt's plain64 IV). */
-#include "image/luks.h"
+#include "volume/luks.h"
 #include "image/fmt.h"
-#include "image/json.h"
-#include "image/pbkdf2.h"
-#include "image/wipe.h"
+#include "volume/json.h"
+#include "crypto/pbkdf2.h"
+#include "crypto/wipe.h"
 
 #define LFAIL(err, st, ...)                                                     \
 	do {                                                                    \

@@ -1,6 +1,6 @@
 /* BLAKE2b (RFC 7693), freestanding, and Argon2's variable-length hash H' (RFC 9106 3.3). */
-#ifndef EFIRESUME_IMAGE_BLAKE2B_H
-#define EFIRESUME_IMAGE_BLAKE2B_H
+#ifndef EFIRESUME_CRYPTO_BLAKE2B_H
+#define EFIRESUME_CRYPTO_BLAKE2B_H
 
 #include "image/freestanding.h"
 

@@ -34,10 +34,10 @@
  *			...;
  *	}
  */
-#ifndef EFIRESUME_IMAGE_JSON_H
-#define EFIRESUME_IMAGE_JSON_H
+#ifndef EFIRESUME_VOLUME_JSON_H
+#define EFIRESUME_VOLUME_JSON_H
 
-#include "freestanding.h"
+#include "image/freestanding.h"
 
 #define ER_JSON_MAX_DEPTH   32      /* nested arrays/objects: "[[1]]" is depth 2 */
 #define ER_JSON_MAX_MEMBERS 512     /* members of one object (bounds the duplicate check) */

@@ -1,6 +1,6 @@
 /* Filesystem fingerprints; see fsprint.h. Offsets: ext4 (Documentation/filesystems/ext4/
  * super.rst), XFS (xfs_format.h: struct xfs_dsb), Btrfs (struct btrfs_super_block). */
-#include "image/fsprint.h"
+#include "volume/fsprint.h"
 #include "image/crc32.h"
 #include "image/fmt.h"
 

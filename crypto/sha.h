@@ -1,7 +1,7 @@
 /* SHA-1, SHA-256, SHA-512 (FIPS 180-4) and HMAC (RFC 2104) for the LUKS key
  * derivation. Freestanding: no allocation, the caller owns every context. */
-#ifndef EFIRESUME_IMAGE_SHA_H
-#define EFIRESUME_IMAGE_SHA_H
+#ifndef EFIRESUME_CRYPTO_SHA_H
+#define EFIRESUME_CRYPTO_SHA_H
 
 #include <stddef.h>
 #include <stdint.h>

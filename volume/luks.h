@@ -31,13 +31,13 @@
  *   er_luks_segment_crypt(&hdr.seg, &xts, offset, buf, len, encrypt)
  *                                        data sectors, with er_aes_xts_init(&xts, vk, vklen)
  */
-#ifndef EFIRESUME_IMAGE_LUKS_H
-#define EFIRESUME_IMAGE_LUKS_H
+#ifndef EFIRESUME_VOLUME_LUKS_H
+#define EFIRESUME_VOLUME_LUKS_H
 
 #include "image/freestanding.h"
-#include "image/sha.h"
-#include "image/argon2.h"
-#include "image/aes.h"
+#include "crypto/sha.h"
+#include "crypto/argon2.h"
+#include "crypto/aes.h"
 
 #define ER_LUKS_MAX_KEYSLOTS 32         /* LUKS2's limit; LUKS1 has 8 */
 #define ER_LUKS_MAX_KEY      64         /* aes-xts-plain64 with AES-256 */

@@ -1,7 +1,7 @@
 /* LVM2 reader; see lvm.h. Every on-disk field is bounds-checked before use; the text
  * parser follows libdm's config grammar (libdm/libdm-config.c) with bounded depth,
  * names and counts, and extracts only what mapping a linear LV needs. */
-#include "image/lvm.h"
+#include "volume/lvm.h"
 #include "image/crc32.h"
 #include "image/fmt.h"
 #include <stdarg.h>

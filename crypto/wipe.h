@@ -1,6 +1,6 @@
 /* Wiping secrets and comparing them in constant time. */
-#ifndef EFIRESUME_IMAGE_WIPE_H
-#define EFIRESUME_IMAGE_WIPE_H
+#ifndef EFIRESUME_CRYPTO_WIPE_H
+#define EFIRESUME_CRYPTO_WIPE_H
 
 #include <stddef.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* BLAKE2b (RFC 7693) and Argon2's H' (RFC 9106 section 3.3), freestanding. */
-#include "image/blake2b.h"
-#include "image/wipe.h"
+#include "crypto/blake2b.h"
+#include "crypto/wipe.h"
 
 static const uint64_t iv[8] = {
 	0x6A09E667F3BCC908ull, 0xBB67AE8584CAA73Bull, 0x3C6EF372FE94F82Bull, 0xA54FF53A5F1D36F1ull,

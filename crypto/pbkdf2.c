@@ -4,9 +4,9 @@
  * thousands to millions of iterations): HMAC's inner and outer keyed states are computed
  * once, and each iteration is then exactly two compression-function calls on a
  * pre-padded block (U is one digest long, so inner and outer messages are one block each). */
-#include "image/pbkdf2.h"
+#include "crypto/pbkdf2.h"
 #include "image/freestanding.h"
-#include "image/wipe.h"
+#include "crypto/wipe.h"
 
 /* one keyed compression state: the hash words after the ipad or opad block */
 union hstate {

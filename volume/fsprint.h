@@ -2,8 +2,8 @@
  * superblock. efiresume records them the first time it sees an image and compares
  * before resuming it later: a filesystem mounted in between (the user booted normally
  * and kept the image, another system used the disk) would be corrupted by the resume. */
-#ifndef EFIRESUME_IMAGE_FSPRINT_H
-#define EFIRESUME_IMAGE_FSPRINT_H
+#ifndef EFIRESUME_VOLUME_FSPRINT_H
+#define EFIRESUME_VOLUME_FSPRINT_H
 
 #include "image/freestanding.h"
 

@@ -9,9 +9,9 @@
  *    (the one BearSSL's aes_ct uses), the inverse S-box is the inverse affine map around
  *    it. No memory access depends on key or data.
  * Keys are expanded once, in er_aes_xts_init, into both forms. */
-#include "image/aes.h"
+#include "crypto/aes.h"
 #include "image/freestanding.h"
-#include "image/wipe.h"
+#include "crypto/wipe.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define ER_HAVE_AESNI_CODE 1

@@ -36,8 +36,8 @@
  * firmware stack).
  *
  * Pure and freestanding (image/freestanding.h only), no allocation, no mutable globals. */
-#ifndef EFIRESUME_IMAGE_LVM_H
-#define EFIRESUME_IMAGE_LVM_H
+#ifndef EFIRESUME_VOLUME_LVM_H
+#define EFIRESUME_VOLUME_LVM_H
 
 #include "image/freestanding.h"
 

@@ -1,7 +1,7 @@
 /* GUIDs as text: the 16 on-disk bytes (the first three groups little endian, as GPT and
  * EFI store them) <-> the 36 characters blkid, lsblk and Linux's PARTUUID= show. */
-#ifndef EFIRESUME_IMAGE_GUID_H
-#define EFIRESUME_IMAGE_GUID_H
+#ifndef EFIRESUME_VOLUME_GUID_H
+#define EFIRESUME_VOLUME_GUID_H
 
 #include "image/freestanding.h"
 

@@ -9,7 +9,7 @@
  *
  * The accessors walk spans of a document er_json_parse accepted, so they skip values
  * without checking them again; they still never read outside the span they are given. */
-#include "json.h"
+#include "volume/json.h"
 
 typedef const uint8_t *cptr;
 

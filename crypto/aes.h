@@ -3,8 +3,8 @@
  * unit per sector, no ciphertext stealing (lengths are whole 16-byte blocks).
  * AES-NI when the CPU has it (and, on ia32, the OS/firmware enabled SSE: CR4.OSFXSR),
  * otherwise a table-free constant-time bitsliced implementation. */
-#ifndef EFIRESUME_IMAGE_AES_H
-#define EFIRESUME_IMAGE_AES_H
+#ifndef EFIRESUME_CRYPTO_AES_H
+#define EFIRESUME_CRYPTO_AES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,8 +10,8 @@
  * Everything derived from the password (H0, the memory blocks, blocks on the stack) is wiped
  * before er_argon2 returns. A refusal (false) happens before anything is derived and leaves
  * mem untouched. mem must be 8-byte aligned (any allocator's memory is). */
-#ifndef EFIRESUME_IMAGE_ARGON2_H
-#define EFIRESUME_IMAGE_ARGON2_H
+#ifndef EFIRESUME_CRYPTO_ARGON2_H
+#define EFIRESUME_CRYPTO_ARGON2_H
 
 #include "image/freestanding.h"
 

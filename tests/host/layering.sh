@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The include rules of the pure-C folders (image/README, crypto/README, volume/README):
+# image/ includes only image/; crypto/ only image's base and crypto/; volume/ nothing of
+# loader/, efi/ or arch/. Prints every offending line; fails if there is one.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bad=0
+check() {   # FOLDER ERE-of-forbidden-includes
+	local hits
+	hits=$(grep -nE "#include \"($2)" "$1"/*.[ch] || true)
+	if [ -n "$hits" ]; then echo "$1/ includes what it may not:"; echo "$hits"; bad=1; fi
+}
+check image  'crypto/|volume/|loader/|efi/|arch/'
+check crypto 'volume/|loader/|efi/|arch/|image/(reader|swsusp|swsusp2004|lzo|lz4|lzcopy|crc32|e820|refusal)\.h'
+check volume 'loader/|efi/|arch/|image/(reader|swsusp|swsusp2004|lzo|lz4|lzcopy|e820)\.h'
+# and every include names a file that exists
+for f in image/*.[ch] crypto/*.[ch] volume/*.[ch]; do
+	for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+		[ -f "$inc" ] || [ -f "$(dirname "$f")/$inc" ] || { echo "$f: no such include $inc"; bad=1; }
+	done
+done
+[ $bad = 0 ] && echo "layering: image/, crypto/, volume/ include only what they may"
+exit $bad
