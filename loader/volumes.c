@@ -560,7 +560,7 @@ static void unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 			break;
 		}
 		UINT64 t0 = er_time_us();
-		enum er_luks_status st = er_luks_unlock(hdr, &dev, &mem, &lanes, (const UINT8 *)pw, (size_t)n, vk, &vk_len,
+		enum er_luks_status st = er_luks_unlock(hdr, &dev, &mem, &lanes, NULL, (const UINT8 *)pw, (size_t)n, vk, &vk_len,
 							&slot, &e);
 		UINT64 ms = (er_time_us() - t0) / 1000;
 		er_wipe(pw, PASS_MAX);

@@ -47,6 +47,7 @@ const char *er_luks_status_name(enum er_luks_status s)
 	case ER_LUKS_NOMEM: return "no-memory";
 	case ER_LUKS_WRONG_PASSPHRASE: return "wrong-passphrase";
 	case ER_LUKS_BAD_ARG: return "bad-argument";
+	case ER_LUKS_INTERRUPTED: return "interrupted";
 	}
 	return "?";
 }
@@ -58,6 +59,16 @@ unsigned er_luks_probe(const void *buf, size_t len)
 		return 0;
 	uint16_t v = be16(b + 6);
 	return v == 1 || v == 2 ? v : 0;
+}
+
+unsigned er_luks_probe_dev(const struct er_luks_dev *dev)
+{
+	/* primary header only so far: the secondary offsets come with the recovery change */
+	uint8_t b[16];
+
+	if (!dev || !dev->read || dev->size < sizeof b || !dev->read(dev->ctx, 0, sizeof b, b))
+		return 0;
+	return er_luks_probe(b, sizeof b);
 }
 
 /* ------------------------------------------------------------------ helpers */
@@ -977,9 +988,10 @@ out:
 
 enum er_luks_status er_luks_unlock(const struct er_luks_header *h, const struct er_luks_dev *dev,
 				   const struct er_luks_mem *mem, const struct er_lanes *lanes,
-				   const uint8_t *pw, size_t pwlen, uint8_t *vk, size_t *vk_len,
-				   unsigned *slot, struct er_luks_err *err)
+				   const struct er_luks_cancel *cancel, const uint8_t *pw, size_t pwlen,
+				   uint8_t *vk, size_t *vk_len, unsigned *slot, struct er_luks_err *err)
 {
+	(void)cancel;   /* interface only so far: polled by the KDFs in the next change */
 	if (!h || !dev || !dev->read || !mem || !mem->alloc || !mem->free || (!pw && pwlen) || !vk ||
 	    !vk_len || (h->version != 1 && h->version != 2) || h->n_order > ER_LUKS_MAX_KEYSLOTS)
 		LFAIL(err, ER_LUKS_BAD_ARG, "er_luks_unlock: bad argument");

@@ -60,6 +60,7 @@ enum er_luks_status {
 	ER_LUKS_NOMEM,                  /* the allocator said no */
 	ER_LUKS_WRONG_PASSPHRASE,       /* no keyslot opened with this passphrase */
 	ER_LUKS_BAD_ARG,                /* a caller mistake (NULL, lengths) */
+	ER_LUKS_INTERRUPTED,            /* the cancel hook asked to stop (the user pressed Esc) */
 };
 
 struct er_luks_err {
@@ -141,6 +142,19 @@ struct er_luks_header {
 /* 1 (LUKS1), 2 (LUKS2) or 0 from the first bytes of a device (len >= 8). */
 unsigned er_luks_probe(const void *buf, size_t len);
 
+/* Like er_luks_probe, but for a whole device: also finds a LUKS2 container whose primary
+ * header is damaged by its secondary header (at the offsets cryptsetup tries), so that
+ * er_luks_open's recovery is reachable. 0 when neither is there or a read fails. */
+unsigned er_luks_probe_dev(const struct er_luks_dev *dev);
+
+/* Polled while a key derivation runs (often enough to answer a key press within about a
+ * tenth of a second): returning true stops the unlock with ER_LUKS_INTERRUPTED, every
+ * secret wiped and every allocation freed. NULL: never interrupted. */
+struct er_luks_cancel {
+	void *ctx;
+	bool (*requested)(void *ctx);
+};
+
 /* Reads and checks the header. ER_LUKS_TOKEN_ONLY and ER_LUKS_NO_KEYSLOT still fill hdr
  * (the segment is known, nothing can be unlocked with a passphrase). */
 enum er_luks_status er_luks_open(struct er_luks_header *hdr, const struct er_luks_dev *dev,
@@ -152,7 +166,7 @@ enum er_luks_status er_luks_open(struct er_luks_header *hdr, const struct er_luk
  * allocation freed, before it returns; on failure vk is wiped too. */
 enum er_luks_status er_luks_unlock(const struct er_luks_header *hdr, const struct er_luks_dev *dev,
 				   const struct er_luks_mem *mem, const struct er_lanes *lanes,
-				   const uint8_t *pw, size_t pwlen, uint8_t *vk, size_t *vk_len,
+				   const struct er_luks_cancel *cancel, const uint8_t *pw, size_t pwlen, uint8_t *vk, size_t *vk_len,
 				   unsigned *slot, struct er_luks_err *err);
 
 /* The plain64 IV (sector number) dm-crypt uses for the data unit that starts at byte

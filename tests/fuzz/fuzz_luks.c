@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint8_t vk[ER_LUKS_MAX_KEY];
 			size_t vl = 99;
 			unsigned slot = 99;
-			st = er_luks_unlock(&h, &dev, &mem, NULL, (const uint8_t *)"p0", 2, vk, &vl, &slot, &err);
+			st = er_luks_unlock(&h, &dev, &mem, NULL, NULL, (const uint8_t *)"p0", 2, vk, &vl, &slot, &err);
 			if (outstanding)
 				__builtin_trap();
 			if (st == ER_LUKS_OK ? vl != s->key_size || slot >= ER_LUKS_MAX_KEYSLOTS :

@@ -257,7 +257,7 @@ static enum er_luks_status unlock(struct opened *o, const char *pw, uint8_t *vk,
 {
 	unsigned before = o->cm.wiped_checks;
 	o->cm.check_wiped = true;
-	enum er_luks_status st = er_luks_unlock(&o->h, &o->dev, &o->mem, NULL, (const uint8_t *)pw,
+	enum er_luks_status st = er_luks_unlock(&o->h, &o->dev, &o->mem, NULL, NULL, (const uint8_t *)pw,
 						strlen(pw), vk, vklen, slot, &o->err);
 	o->cm.check_wiped = false;
 	assert_int_equal(o->cm.outstanding, 0);
@@ -460,7 +460,7 @@ static void test_lanes_engine(void **state)
 	struct er_lanes lanes = { .ctx = &c, .run = run_lanes };
 	open_fx(&o, "l2-a2id");
 	assert_int_equal(o.st, ER_LUKS_OK);
-	assert_int_equal(er_luks_unlock(&o.h, &o.dev, &o.mem, &lanes, (const uint8_t *)"nine", 4, vk, &vl,
+	assert_int_equal(er_luks_unlock(&o.h, &o.dev, &o.mem, &lanes, NULL, (const uint8_t *)"nine", 4, vk, &vl,
 					&slot, &o.err), ER_LUKS_OK);
 	assert_int_equal(o.cm.outstanding, 0);
 	assert_int_equal(slot, 2);
