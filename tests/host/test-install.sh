@@ -104,9 +104,9 @@ int main(int argc, char **argv)
 EOF
 # linked like the unit tests: with the host objects make builds (build/host), else the sources
 if [ -e "$TOP/build/host/loader/location.o" ] && [ -e "$TOP/build/host/loader/config.o" ]; then
-	srcs=("$TOP"/build/host/image/*.o "$TOP/build/host/loader/config.o" "$TOP/build/host/loader/location.o")
+	srcs=("$TOP"/build/host/{image,crypto,volume}/*.o "$TOP/build/host/loader/config.o" "$TOP/build/host/loader/location.o")
 else
-	srcs=("$TOP"/image/*.c "$TOP/loader/config.c" "$TOP/loader/location.c")
+	srcs=("$TOP"/{image,crypto,volume}/*.c "$TOP/loader/config.c" "$TOP/loader/location.c")
 fi
 gcc -O1 -I"$TOP" -DEFIRESUME_HOST "$W/oracle.c" "${srcs[@]}" -o "$W/oracle" || { fail "cannot build the oracle"; finish; }
 ORACLE=$W/oracle
