@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* swsusp-inspect: explain a Linux hibernation image on a swap partition or disk image.
  *   swsusp-inspect PATH [--offset BYTES] [--resume-offset PAGES] [--json] [--dump-body FILE]
  * PATH: a partition, a whole disk image (the Linux swap partition of its GPT is used),
@@ -116,10 +117,15 @@ static void json_str(const char *k, const char *v, int last)
 	printf("\"%s\n", last ? "" : ",");
 }
 
-static void usage(void)
+/* --help: the usage on stdout, status 0; a usage error: on stderr, status 2 */
+static void usage(int status)
 {
-	fprintf(stderr, "usage: swsusp-inspect PATH [--offset BYTES] [--resume-offset PAGES] [--json] [--dump-body FILE]\n");
-	exit(2);
+	fprintf(status ? stderr : stdout,
+		"usage: swsusp-inspect PATH [--offset BYTES] [--resume-offset PAGES] [--json] [--dump-body FILE]\n"
+		"       swsusp-inspect --help\n"
+		"PATH: a swap partition, a whole disk (its GPT's Linux swap partition is used) or a raw\n"
+		"swap image. Exit status 0: resumable; 10 + reason: refused; 2: usage or I/O error.\n");
+	exit(status);
 }
 
 int main(int argc, char **argv)
@@ -128,9 +134,9 @@ int main(int argc, char **argv)
 	const char *dump = NULL;
 	uint64_t off = 0, size = 0, resume_offset = 0;
 	static const struct option opts[] = { { "offset", 1, 0, 'o' }, { "json", 0, 0, 'j' }, { "dump-body", 1, 0, 'd' },
-					      { "resume-offset", 1, 0, 'r' }, { 0, 0, 0, 0 } };
+					      { "resume-offset", 1, 0, 'r' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
 	int c;
-	while ((c = getopt_long(argc, argv, "o:j", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:jh", opts, NULL)) != -1) {
 		if (c == 'o') {
 			off = strtoull(optarg, NULL, 0);
 			have_off = 1;
@@ -143,13 +149,14 @@ int main(int argc, char **argv)
 			errno = 0;
 			resume_offset = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg)
-				usage();
-		}
+				usage(2);
+		} else if (c == 'h')
+			usage(0);
 		else
-			usage();
+			usage(2);
 	}
 	if (optind != argc - 1)
-		usage();
+		usage(2);
 	const char *path = argv[optind];
 	int fd = open(path, O_RDONLY);
 	if (fd < 0) {
@@ -157,7 +164,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct stat st;
-	fstat(fd, &st);
+	if (fstat(fd, &st) != 0) {
+		fprintf(stderr, "swsusp-inspect: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	/* a directory opens read-only and reads as EISDIR: it is no swap */
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		fprintf(stderr, "swsusp-inspect: %s: %s, not a block device or a disk image file\n", path,
+			S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+		return 2;
+	}
 	uint64_t total = st.st_size;
 	if (S_ISBLK(st.st_mode))
 		ioctl(fd, BLKGETSIZE64, &total);
