@@ -6,7 +6,9 @@
 #   make fuzz       libFuzzer targets for a bounded time (FUZZ_SECONDS, default 60 each)
 
 BUILD   ?= build
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# the version (0~git<count>.<hash>[+dirty]): $(BUILD)/version, rewritten on every run of make
+# when it changed; the EFI binaries carry it and build-deb.sh names the .deb with it
+VERSION := $(shell packaging/version.sh $(BUILD)/version)
 HOSTCC  ?= gcc
 CLANG   ?= clang
 WARN     = -Wall -Wextra -Werror
@@ -74,6 +76,9 @@ $(BUILD)/$(1)/%.o: %.c $$(wildcard */*.h) $$(wildcard arch/*/*.h)
 $(BUILD)/$(1)/%.o: %.S
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$($(1)_CFLAGS) -I$$($(1)_ARCHDIR) -D__ASSEMBLY__ -c $$< -o $$@
+
+# efi/main.c prints EFIRESUME_VERSION: rebuilt when the version changes
+$(BUILD)/$(1)/efi/main.o: $(BUILD)/version
 
 $(BUILD)/$(1)/efiresume.so: $$($(1)_OBJS)
 	$$(call link_efi_so,$(1))
@@ -199,4 +204,6 @@ clean:
 # the Debian package: build/efiresume_<version>_amd64.deb (packaging/build-deb.sh)
 deb: all
 	packaging/build-deb.sh
+$(BUILD)/version:
+	@packaging/version.sh $@ >/dev/null
 .PHONY: deb

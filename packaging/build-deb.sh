@@ -1,7 +1,10 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds build/efiresume_<version>_amd64.deb from the build products (make all) with
-# dpkg-deb; files owned by root (--root-owner-group). Version: 0~git<commit count>.<short
-# hash> (+dirty when the tree has uncommitted changes), a native Debian version.
+# dpkg-deb; files owned by root (--root-owner-group). Version: the one the EFI binaries
+# were built with, $BUILD/version (packaging/version.sh: 0~git<commit count>.<short hash>,
+# +dirty when the tree has uncommitted changes, a native Debian version); refused when
+# it is not the tree's any more or a binary does not carry it.
 #   packaging/build-deb.sh            (from anywhere; prints the .deb's path last)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,14 +12,18 @@ cd "$TOP"
 BUILD=${BUILD:-build}
 P=packaging
 
-for f in "$BUILD/efiresume-x64.efi" "$BUILD/efiresume-ia32.efi" "$BUILD/swsusp-inspect"; do
+for f in "$BUILD/efiresume-x64.efi" "$BUILD/efiresume-ia32.efi" "$BUILD/swsusp-inspect" "$BUILD/version"; do
 	[ -e "$f" ] || { echo "build-deb: $f is missing (make all)" >&2; exit 1; }
 done
 
-count=$(git rev-list --count HEAD)
-short=$(git rev-parse --short HEAD)
-version="0~git$count.$short"
-[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || version="$version+dirty"
+version=$(cat "$BUILD/version")
+now=$(packaging/version.sh "$BUILD/version.now")
+rm -f "$BUILD/version.now"
+[ "$version" = "$now" ] || { echo "build-deb: $BUILD holds a build of $version, the tree is $now (make all)" >&2; exit 1; }
+for f in "$BUILD/efiresume-x64.efi" "$BUILD/efiresume-ia32.efi"; do
+	strings -n 6 "$f" | grep -qxF "$version" ||
+		{ echo "build-deb: $f does not carry the version $version (make all)" >&2; exit 1; }
+done
 maint=$(sed -n 's/^Maintainer: //p' "$P/control.in")
 # the changelog's date: the commit's, so that two builds of one commit are the same
 date=$(date -R -u -d "@$(git log -1 --format=%ct)")

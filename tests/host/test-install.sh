@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Host-side test of tools/efiresume-install and its systemd-sleep hook against a fake root:
 # a fake sysfs (firmware/efi, efivars as a plain directory, power/resume, class/block,
 # dev/block), tmpfs mounts standing in for the ESP (mounted with source /dev/vda1) and for a
@@ -13,8 +14,9 @@
 #   tests/host/test-install.sh        (from the top of the tree; builds its helper with gcc)
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-TOOL=$TOP/tools/efiresume-install
-HOOK=$TOP/packaging/efiresume.sleep
+# EFIRESUME_TEST_TOOL, EFIRESUME_TEST_HOOK: another efiresume-install / hook to test (control runs)
+TOOL=${EFIRESUME_TEST_TOOL:-$TOP/tools/efiresume-install}
+HOOK=${EFIRESUME_TEST_HOOK:-$TOP/packaging/efiresume.sleep}
 G=8be4df61-93ca-11d2-aa0d-00e098032b8c
 ERG=338ebdff-5bf8-4971-8760-45caada2d435
 LABEL="Resume hibernated Linux"
@@ -374,6 +376,21 @@ u16var "$V/BootNext-$G" 0001
 runhook post hibernate >/dev/null 2>&1
 check "hook post: a BootNext at another entry is kept" "$(rdorder "$V/BootNext-$G")" 0001
 rm -f "$V/BootNext-$G"
+# pre must not take a BootNext that points at another existing entry (a firmware update's,
+# a one-time boot): it is kept, the journal says so, and post keeps it too (issue 15)
+u16var "$V/BootNext-$G" 0001
+out=$(runhook pre hibernate 2>&1); rc=$?
+check "hook pre, BootNext at another entry: status" "$rc" 0
+check "hook pre, BootNext at another entry: kept" "$(rdorder "$V/BootNext-$G")" 0001
+has "hook pre, BootNext at another entry: says so" "$out" 'BootNext already points at Boot0001 ("debian"), not at efiresume: left as it is'
+runhook post hibernate >/dev/null 2>&1
+check "hook post, BootNext at another entry: still kept" "$(rdorder "$V/BootNext-$G")" 0001
+# a BootNext naming no entry (the firmware ignores it): efiresume's
+u16var "$V/BootNext-$G" 00AA
+runhook pre hibernate >/dev/null 2>&1
+check "hook pre, BootNext naming no entry: set to ours" "$(rdorder "$V/BootNext-$G")" "$e"
+runhook post hibernate >/dev/null 2>&1
+[ -e "$V/BootNext-$G" ] && fail "hook post: BootNext (ours, was dangling) still set" || ok "hook post: BootNext (ours, was dangling) cleared"
 # suspend: nothing
 runhook pre suspend >/dev/null 2>&1
 [ -e "$V/BootNext-$G" ] || [ -e "$loc" ] && fail "hook pre suspend changed variables" || ok "hook pre suspend: nothing"
@@ -648,6 +665,62 @@ cmp -s "$M/lib/efiresume-ia32.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "32-
 check "32-bit firmware: state arch" "$(st arch)" ia32
 "$TOOL" remove >/dev/null 2>&1
 
+# ---------------------------------------------------------------- a full ESP (issue 15): the old binary stays
+# tmpfs ESPs of a few 4 KiB pages: the binaries are 70000..72000 bytes (18 pages)
+small_esp() { # SIZE: remount the ESP with that size, with the files machine() puts there
+	umount "$ESP" && mount -t tmpfs -o "size=$1" /dev/vda1 "$ESP" || { fail "cannot mount a $1 tmpfs"; finish; }
+	mkdir -p "$ESP/EFI/debian" "$ESP/EFI/BOOT"
+	echo shim >"$ESP/EFI/debian/shimx64.efi"
+	echo stub >"$ESP/EFI/debian/vmlinuz.efi"
+	echo removable >"$ESP/EFI/BOOT/BOOTX64.EFI"
+}
+machine 64
+small_esp 64k           # 16 pages: the binary cannot fit
+before=$(snapshot); out=$("$TOOL" install 2>&1); rc=$?
+[ "$rc" != 0 ] && ok "install, ESP too small: fails (status $rc)" || fail "install, ESP too small: status 0: $out"
+has "install, ESP too small: says so" "$out" "nothing was installed"
+check "install, ESP too small: nothing changed (ESP, variables, state)" "$(snapshot)" "$before"
+check "install, ESP too small: no entry" "$(ours | grep -c .)" 0
+small_esp 128k          # 32 pages: the binary fits once, not twice
+"$TOOL" install >/dev/null 2>&1
+cmp -s "$M/lib/efiresume-x64.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "install, 128k ESP: installed" || fail "install, 128k ESP: binary differs"
+cp "$M/lib/efiresume-x64.efi" "$W/old.efi"
+head -c 71000 /dev/urandom >"$M/lib/efiresume-x64.efi"
+before=$(snapshot); out=$("$TOOL" update 2>&1); rc=$?
+[ "$rc" != 0 ] && ok "update, no room for the new binary: fails (status $rc)" || fail "update, no room for the new binary: status 0: $out"
+has "update, no room: says the old binary is kept" "$out" "the binary there is left as it was"
+cmp -s "$W/old.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "update, no room: the old binary intact" ||
+	fail "update, no room: efiresume.efi is not the old binary ($(stat -c %s "$ESP/EFI/efiresume/efiresume.efi") bytes)"
+check "update, no room: no temporary file left" "$(ls "$ESP/EFI/efiresume")" "$(printf 'efiresume.conf\nefiresume.efi')"
+check "update, no room: nothing changed" "$(snapshot)" "$before"
+out=$("$TOOL" update --graceful 2>&1); rc=$?
+check "update --graceful, no room: status 0 (package upgrades go on)" "$rc" 0
+has "update --graceful, no room: warns" "$out" "update failed; the installed efiresume is left as it was"
+cmp -s "$W/old.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "update --graceful, no room: the old binary intact" || fail "update --graceful, no room: binary damaged"
+out=$("$TOOL" install 2>&1); rc=$?
+[ "$rc" != 0 ] && ok "install again, no room: fails (status $rc)" || fail "install again, no room: status 0: $out"
+cmp -s "$W/old.efi" "$ESP/EFI/efiresume/efiresume.efi" && ok "install again, no room: the old binary intact" || fail "install again, no room: binary damaged"
+"$TOOL" remove >/dev/null 2>&1
+
+# ---------------------------------------------------------------- an ESP mount path with spaces (issue 15)
+machine 64
+SP="$M/boot/my esp"
+mkdir -p "$SP"
+mount -t tmpfs -o size=16m /dev/vda1 "$SP" && MOUNTS=("$SP" "${MOUNTS[@]}")
+mkdir -p "$SP/EFI/debian" && echo stub >"$SP/EFI/debian/vmlinuz.efi"
+out=$("$TOOL" install --esp-path="$SP" 2>&1); rc=$?
+check "ESP path with spaces: install status" "$rc" 0
+cmp -s "$M/lib/efiresume-x64.efi" "$SP/EFI/efiresume/efiresume.efi" && ok "ESP path with spaces: the binary there" || fail "ESP path with spaces: no binary: $out"
+check "ESP path with spaces: recorded" "$(st esp)" "$SP"
+head -c 71000 /dev/urandom >"$M/lib/efiresume-x64.efi"
+out=$("$TOOL" update 2>&1); rc=$?
+check "ESP path with spaces: update (the recorded ESP) status" "$rc" 0
+cmp -s "$M/lib/efiresume-x64.efi" "$SP/EFI/efiresume/efiresume.efi" && ok "ESP path with spaces: updated" || fail "ESP path with spaces: not updated: $out"
+has "ESP path with spaces: status finds it" "$("$TOOL" status 2>&1)" "Installed:    yes, $SP/EFI/efiresume/efiresume.efi"
+out=$("$TOOL" remove 2>&1); rc=$?
+[ "$rc" = 0 ] && [ ! -e "$SP/EFI/efiresume" ] && [ -z "$(ours)" ] && ok "ESP path with spaces: removed" || fail "ESP path with spaces: remove: rc $rc: $out"
+umount "$SP"; MOUNTS=("${MOUNTS[@]:1}")
+
 # ---------------------------------------------------------------- the package: efiresume-clear.service
 # built from this tree by packaging/build-deb.sh (as make deb does) into a scratch build
 # directory; the unit checked by systemd's own parser and run as ExecStart says, the
@@ -657,8 +730,16 @@ unit=usr/lib/systemd/system/efiresume-clear.service
 D=$W/debbuild R=$W/debroot
 mkdir -p "$D" "$R"
 cp "$TOP/build/efiresume-x64.efi" "$TOP/build/efiresume-ia32.efi" "$TOP/build/swsusp-inspect" "$D/" 2>/dev/null
+cp "$TOP/build/version" "$D/" 2>/dev/null
 if deb=$(BUILD=$D "$TOP/packaging/build-deb.sh" 2>"$W/build-deb.err" | tail -n 1) && [ -f "$deb" ]; then
 	ok "package built ($(basename "$deb"))"
+	# one version (issue 15): the package's is the one its EFI binaries print, and the tree's
+	debver=$(dpkg-deb -f "$deb" Version)
+	check "package: its version is the tree's now (packaging/version.sh)" "$debver" "$("$TOP/packaging/version.sh" "$W/version")"
+	for a in x64 ia32; do
+		check "package: build/efiresume-$a.efi carries the package's version (strings)" \
+			"$(strings -n 6 "$TOP/build/efiresume-$a.efi" | grep -cxF "$debver")" 1
+	done
 	check "package: /$unit, root-owned, mode 0644" \
 		"$(dpkg-deb -c "$deb" | awk -v u="./$unit" '$6 == u { print $1, $2 }')" "-rw-r--r-- root/root"
 	dpkg-deb -x "$deb" "$R" && dpkg-deb -e "$deb" "$W/debctl"
