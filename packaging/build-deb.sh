@@ -21,7 +21,8 @@ now=$(packaging/version.sh "$BUILD/version.now")
 rm -f "$BUILD/version.now"
 [ "$version" = "$now" ] || { echo "build-deb: $BUILD holds a build of $version, the tree is $now (make all)" >&2; exit 1; }
 for f in "$BUILD/efiresume-x64.efi" "$BUILD/efiresume-ia32.efi"; do
-	strings -n 6 "$f" | grep -qxF "$version" ||
+	# (no grep -q: it would end the pipe early, and pipefail would count strings' SIGPIPE)
+	strings -n 6 "$f" | grep -xF "$version" >/dev/null ||
 		{ echo "build-deb: $f does not carry the version $version (make all)" >&2; exit 1; }
 done
 maint=$(sed -n 's/^Maintainer: //p' "$P/control.in")
