@@ -3,6 +3,7 @@
 # Build the efiresume test kernel: Debian's linux-source-6.12 (bookworm-backports) with the
 # series kernel-patch/6.12/*.patch, configured by `make tinyconfig` + kernel-patch/6.12/config.
 #   kernel-build.sh [--unpatched] [--keep]   -> prints the path of bzImage
+#   kernel-build.sh [--unpatched] --dir      -> prints the cache directory only (no build)
 #   env: EFIRESUME_CACHE (cache), KERNEL_JOBS (make -j, default 2)
 # Result: $CACHE/kernel-<hash>/{bzImage,config,build.log,time}; <hash> covers the source
 # package, the patches, the fragment and this script, so any change gives a new directory.
@@ -12,11 +13,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
-unpatched=0 keep=0
+unpatched=0 keep=0 dironly=0
 for a in "$@"; do
 	case $a in
 	--unpatched) unpatched=1 ;;
 	--keep) keep=1 ;;
+	--dir) dironly=1 ;;
 	*) die "kernel-build.sh: unknown argument $a" ;;
 	esac
 done
@@ -33,6 +35,7 @@ hash=$( { echo "deb $(basename "$deb")"; echo "unpatched $unpatched"
 	  for p in "${patches[@]}"; do echo "patch $(basename "$p")"; cat "$p"; done
 	  cat "$series/config" "$0"; } | sha256sum | cut -c1-16)
 out=$CACHE/kernel-$hash
+if [ $dironly = 1 ]; then echo "$out"; exit 0; fi
 if [ -f "$out/bzImage" ]; then echo "$out/bzImage"; exit 0; fi
 
 mkdir -p "$out"
