@@ -207,3 +207,13 @@ deb: all
 $(BUILD)/version:
 	@packaging/version.sh $@ >/dev/null
 .PHONY: deb
+
+# ---------------------------------------------------------------- test kernel (kernel-patch/6.12)
+# make kernel: Debian's linux-source-6.12 + kernel-patch/6.12/*.patch, tinyconfig + kernel-patch/6.12/config,
+# built once into $(EFIRESUME_CACHE)/kernel-<hash>/bzImage (tests/lib/kernel-build.sh; prints the path).
+# KERNEL_JOBS: make -j of the kernel build (default 2). KERNEL_FLAGS=--unpatched: without the series.
+KERNEL_JOBS  ?= 2
+KERNEL_FLAGS ?=
+kernel: deps
+	KERNEL_JOBS=$(KERNEL_JOBS) tests/lib/kernel-build.sh $(KERNEL_FLAGS)
+.PHONY: kernel
