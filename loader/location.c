@@ -1,4 +1,4 @@
-/* HibernateLocation parsing; see location.h. The variable is read with image/json: the
+/* Location variable parsing; see location.h. The variable is read with image/json: the
  * whole document is validated (a value we do not use, a duplicate key, a number beyond
  * 2^64 - 1 all refuse it), then the members we know are looked up. */
 #include "loader/location.h"
@@ -72,7 +72,9 @@ static void hint_member(const struct er_json *root, const char *key, char *out, 
 		er_memset(out, 0, cap);
 }
 
-bool er_location_parse(const char *buf, size_t len, struct er_location *out)
+/* The JSON of either variable; why: the reason of a refusal. need_offset: refuse a
+ * variable without "offset" (systemd's reader requires it in HibernateLocation). */
+static bool parse(const char *buf, size_t len, bool need_offset, struct er_location *out, const char **why)
 {
 	struct er_json root, v;
 	char text[40];
@@ -81,19 +83,24 @@ bool er_location_parse(const char *buf, size_t len, struct er_location *out)
 
 	er_memset(out, 0, sizeof(*out));
 	/* the whole document must be JSON: a value we do not use is still checked */
+	*why = "not one JSON object";
 	if (er_json_parse(buf, len, &root, NULL) != ER_JSON_OK || root.type != ER_JSON_OBJECT)
 		return false;
 
+	*why = "no well-formed \"uuid\"";
 	if (er_json_get_string(&root, "uuid", text, sizeof(text), &n) != ER_JSON_OK ||
 	    !er_uuid_text_parse(text, n, out->uuid))
 		goto bad;
 
 	/* absent: a swap partition; otherwise an unsigned 64-bit integer (overflow refuses) */
+	*why = "\"offset\" is not an unsigned 64-bit integer";
 	r = er_json_get(&root, "offset", &v);
 	if (r == ER_JSON_OK) {
 		if (er_json_u64_any(&v, &out->offset) != ER_JSON_OK)
 			goto bad;
-	} else if (r != ER_JSON_E_NOTFOUND) {
+	} else if (r != ER_JSON_E_NOTFOUND || need_offset) {
+		if (r == ER_JSON_E_NOTFOUND)
+			*why = "no \"offset\" (systemd always writes one)";
 		goto bad;
 	}
 
@@ -103,6 +110,7 @@ bool er_location_parse(const char *buf, size_t len, struct er_location *out)
 		out->kernel[0] = 0;
 
 	/* efiresume's sleep hook also names the swap device: "device":"MAJ:MIN" */
+	*why = "\"device\" is not \"MAJ:MIN\"";
 	r = er_json_get(&root, "device", &v);
 	if (r == ER_JSON_OK) {
 		if (er_json_string(&v, text, sizeof(text), &n) != ER_JSON_OK ||
@@ -116,10 +124,102 @@ bool er_location_parse(const char *buf, size_t len, struct er_location *out)
 	/* efiresume's sleep hook: the LUKS container and the LV holding the swap (hints) */
 	hint_member(&root, "luks", out->luks, sizeof(out->luks), luks_ok);
 	hint_member(&root, "lv", out->lv, sizeof(out->lv), lv_ok);
+	*why = "";
 	return true;
 bad:
 	er_memset(out, 0, sizeof(*out));
 	return false;
+}
+
+bool er_location_parse(const char *buf, size_t len, struct er_location *out)
+{
+	const char *why;
+	return parse(buf, len, false, out, &why);
+}
+
+long er_utf16le_to_utf8(const uint8_t *in, size_t len, char *out, size_t cap, const char **why)
+{
+	size_t units = len / 2, o = 0;
+
+	if (len % 2) {
+		*why = "an odd number of bytes (not UTF-16)";
+		return -1;
+	}
+	for (size_t i = 0; i < units; i++) {
+		uint32_t c = er_le16(in + 2 * i);
+		size_t need;
+
+		if (c == 0) {
+			/* the terminating NUL systemd writes; anything after it is not its text */
+			if (i + 1 == units)
+				break;
+			*why = "a NUL before the end of the text";
+			return -1;
+		}
+		if (c >= 0xdc00 && c <= 0xdfff) {
+			*why = "an unpaired UTF-16 surrogate";
+			return -1;
+		}
+		if (c >= 0xd800 && c <= 0xdbff) {
+			uint32_t lo = i + 1 < units ? er_le16(in + 2 * (i + 1)) : 0;
+			if (lo < 0xdc00 || lo > 0xdfff) {
+				*why = "an unpaired UTF-16 surrogate";
+				return -1;
+			}
+			c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+			i++;
+		}
+		need = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+		if (cap - o < need) {
+			*why = "too long";
+			return -1;
+		}
+		switch (need) {
+		case 1:
+			out[o++] = (char)c;
+			break;
+		case 2:
+			out[o++] = (char)(0xc0 | (c >> 6));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+			break;
+		case 3:
+			out[o++] = (char)(0xe0 | (c >> 12));
+			out[o++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+			break;
+		default:
+			out[o++] = (char)(0xf0 | (c >> 18));
+			out[o++] = (char)(0x80 | ((c >> 12) & 0x3f));
+			out[o++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+			break;
+		}
+	}
+	*why = "";
+	return (long)o;
+}
+
+bool er_location_read(const void *buf, size_t len, enum er_location_enc enc, struct er_location *out,
+		      const char **why)
+{
+	/* UTF-8 from UTF-16: at most 3 bytes per 2 (a surrogate pair: 4 per 4) */
+	char text[ER_LOCATION_MAX / 2 * 3];
+	const char *w = "";
+	bool ok = false;
+	long n;
+
+	er_memset(out, 0, sizeof(*out));
+	if (len == 0)
+		w = "empty";
+	else if (len > ER_LOCATION_MAX)
+		w = "longer than 4096 bytes";
+	else if (enc == ER_LOC_UTF8)
+		ok = parse(buf, len, false, out, &w);
+	else if ((n = er_utf16le_to_utf8(buf, len, text, sizeof(text), &w)) >= 0)
+		ok = parse(text, (size_t)n, true, out, &w);
+	if (why)
+		*why = w;
+	return ok;
 }
 
 void er_swap_uuid(const uint8_t *page0, uint8_t out[16])

@@ -1,6 +1,6 @@
-/* systemd's HibernateLocation EFI variable: JSON naming the swap device of the last
- * hibernation, e.g. {"uuid":"5b3a...","offset":0,"kernelVersion":"6.1.0-..." ...}.
- * Pure C, host-tested. */
+/* The location variables: systemd's HibernateLocation (UTF-16LE) and efiresume's
+ * EfiresumeLocation (UTF-8), JSON naming the swap device of the last hibernation, e.g.
+ * {"uuid":"5b3a...","offset":0,"kernelVersion":"6.1.0-..." ...}. Pure C, host-tested. */
 #ifndef EFIRESUME_LOADER_LOCATION_H
 #define EFIRESUME_LOADER_LOCATION_H
 
@@ -32,6 +32,35 @@ struct er_location {
  * not a string of the form described above is ignored alone (its field stays "", the
  * rest of the variable still counts): they are hints. Other members are ignored. */
 bool er_location_parse(const char *buf, size_t len, struct er_location *out);
+
+/* How a location variable's bytes are written, by the one program that writes each:
+ *  - ER_LOC_UTF8: EfiresumeLocation, by efiresume-install's sleep hook (tools/, printf
+ *    of UTF-8 JSON, no NUL);
+ *  - ER_LOC_UTF16LE: HibernateLocation, by systemd-sleep (systemd 254+, and elogind):
+ *    efi_set_variable_string() writes the JSON as UTF-16LE with its terminating NUL
+ *    (utf8_to_utf16), attributes NV|BS|RT. No writer of UTF-8 HibernateLocation exists,
+ *    so none is taken. */
+enum er_location_enc { ER_LOC_UTF8, ER_LOC_UTF16LE };
+
+/* The largest variable taken (bytes, as stored). */
+#define ER_LOCATION_MAX 4096
+
+/* A location variable as stored, in its encoding. ER_LOC_UTF8: er_location_parse.
+ * ER_LOC_UTF16LE: converted strictly to UTF-8, then er_location_parse; refused when
+ * the byte count is odd, a surrogate is unpaired, a NUL comes before the last code
+ * unit (one terminating NUL is optional: systemd's reader does not need it), or more
+ * than ER_LOCATION_MAX bytes; and, as systemd's reader does, when "offset" is absent.
+ * (systemd's utf16_to_utf8 drops a trailing odd byte and unpaired surrogates and stops
+ * at the first NUL; here each of those refuses the variable: no writer produces them,
+ * and dropping code units could splice a different text together.)
+ * why (may be NULL): on refusal, a short reason for the log; "" on success. */
+bool er_location_read(const void *buf, size_t len, enum er_location_enc enc, struct er_location *out,
+		      const char **why);
+
+/* UTF-16LE (len bytes) to UTF-8 in out[cap], as er_location_read does: returns the
+ * UTF-8 length (no NUL added), or -1 with *why set (odd length, unpaired surrogate, a
+ * NUL before the last code unit, out too small). A final NUL code unit is dropped. */
+long er_utf16le_to_utf8(const uint8_t *in, size_t len, char *out, size_t cap, const char **why);
 
 /* The swap UUID from page 0 of a swap device (bytes 1036..1051). */
 void er_swap_uuid(const uint8_t *page0, uint8_t out[16]);

@@ -46,7 +46,13 @@ void er_select_image(const struct er_candidate *c, size_t n, const uint8_t *hint
 			out->why = ER_SEL_HINT_MISSING;
 			return;
 		}
-		if (is_image(&c[named]) && c[named].eligible) {
+		if (is_image(&c[named])) {
+			/* the last hibernation is there: when the configuration excludes it,
+			 * any other image is an older one (issue 15 defect 7) */
+			if (!c[named].eligible) {
+				out->why = ER_SEL_HINT_EXCLUDED;
+				return;
+			}
 			chosen = named;
 			why = ER_SEL_HINT;
 		}
@@ -55,8 +61,8 @@ void er_select_image(const struct er_candidate *c, size_t n, const uint8_t *hint
 		for (size_t i = 0; i < n; i++)
 			if (is_image(&c[i]) && c[i].eligible) {
 				chosen = (int)i;
-				/* the configuration wins over a hint naming another device */
-				why = hint && !is_image(&c[named]) ? ER_SEL_HINT_STALE : ER_SEL_FIRST;
+				/* here a hint names an area without an image: stale */
+				why = hint ? ER_SEL_HINT_STALE : ER_SEL_FIRST;
 				break;
 			}
 	if (chosen < 0) {
@@ -85,6 +91,8 @@ const char *er_select_why_text(enum er_select_why w)
 	case ER_SEL_HINT: return "the swap area the location variable names";
 	case ER_SEL_HINT_STALE: return "the location variable names a swap area without an image (stale)";
 	case ER_SEL_HINT_MISSING: return "the swap area the location variable names is not visible";
+	case ER_SEL_HINT_EXCLUDED:
+		return "the swap area the location variable names holds an image the resume configuration excludes";
 	case ER_SEL_TWIN: return "the same swap area holds an image on two devices";
 	}
 	return "?";

@@ -13,7 +13,14 @@
  *    back, within Linux's dev_t limits;
  *  - luks and lv equal the "luks"/"lv" strings when those are well formed (1..40 of
  *    [0-9a-fA-F-]; 3..255 printable non-space bytes with one '/' inside), else "";
- *  - a refusal leaves the struct zeroed.
+ *  - a refusal leaves the struct zeroed;
+ *  - er_location_read(ER_LOC_UTF8) agrees with er_location_parse (1..4096 bytes).
+ * The same bytes as UTF-16LE (HibernateLocation as systemd writes it), against a
+ * separate strict decoder here (code points first, then UTF-8):
+ *  - refused when the byte count is odd, 0 or above 4096, a surrogate is unpaired, or
+ *    a NUL code unit comes before the last one;
+ *  - otherwise the result is exactly er_location_read(ER_LOC_UTF8) of the decoded
+ *    text, and an accepted variable has an "offset" member.
  * The filesystem UUID probe runs on the same bytes (padded) for bounds. */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +33,88 @@
 
 static const struct er_location zero;
 
+/* the reference: UTF-16LE -> code points -> UTF-8; -1 when refused */
+static long ref_utf16(const uint8_t *d, size_t size, char *out)
+{
+	static uint32_t cp[ER_LOCATION_MAX / 2];
+	size_t units = size / 2, n = 0, o = 0;
+	if (size == 0 || size > ER_LOCATION_MAX || size % 2)
+		return -1;
+	for (size_t i = 0; i < units; i++) {
+		uint32_t u = (uint32_t)d[2 * i] | (uint32_t)d[2 * i + 1] << 8;
+		if (u == 0) {
+			if (i != units - 1)
+				return -1;
+			break;
+		}
+		if (u >= 0xd800 && u < 0xe000) {
+			if (u >= 0xdc00 || i + 1 == units)
+				return -1;
+			uint32_t l = (uint32_t)d[2 * i + 2] | (uint32_t)d[2 * i + 3] << 8;
+			if (l < 0xdc00 || l >= 0xe000)
+				return -1;
+			u = 0x10000 + ((u & 0x3ff) << 10 | (l & 0x3ff));
+			i++;
+		}
+		cp[n++] = u;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = cp[i];
+		if (c < 0x80) {
+			out[o++] = (char)c;
+		} else if (c < 0x800) {
+			out[o++] = (char)(0xc0 | c >> 6);
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			out[o++] = (char)(0xe0 | c >> 12);
+			out[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			out[o++] = (char)(0xf0 | c >> 18);
+			out[o++] = (char)(0x80 | (c >> 12 & 0x3f));
+			out[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	return (long)o;
+}
+
+static void check_utf16(const uint8_t *data, size_t size)
+{
+	static char text[ER_LOCATION_MAX * 2];
+	uint8_t *buf = malloc(size ? size : 1);
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	struct er_location h, w;
+	const char *why = NULL;
+	memset(&h, 0xa5, sizeof(h));
+	bool ok = er_location_read(buf, size, ER_LOC_UTF16LE, &h, &why);
+	if (!why || (ok && why[0]) || (!ok && !why[0]))
+		abort();
+	long n = ref_utf16(data, size, text);
+	if (n < 0) {
+		if (ok || memcmp(&h, &zero, sizeof(h)) != 0)
+			abort();
+	} else {
+		char *t = malloc(n ? (size_t)n : 1);
+		if (t) {
+			memcpy(t, text, (size_t)n);
+			/* (n == 0: "" is refused as not JSON, by either path) */
+			bool want = n > 0 && er_location_read(t, (size_t)n, ER_LOC_UTF8, &w, NULL);
+			struct er_json root, v;
+			if (want && (er_json_parse(t, (size_t)n, &root, NULL) != ER_JSON_OK ||
+				     er_json_get(&root, "offset", &v) != ER_JSON_OK))
+				want = false;
+			if (ok != want || (ok && memcmp(&h, &w, sizeof(h)) != 0) ||
+			    (!ok && memcmp(&h, &zero, sizeof(h)) != 0))
+				abort();
+			free(t);
+		}
+	}
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size ? size : 1);
@@ -35,6 +124,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct er_location h;
 	memset(&h, 0xa5, sizeof(h));
 	bool ok = er_location_parse(buf, size, &h);
+	if (size >= 1 && size <= ER_LOCATION_MAX) {
+		struct er_location r;
+		memset(&r, 0x5a, sizeof(r));
+		if (er_location_read(buf, size, ER_LOC_UTF8, &r, NULL) != ok || memcmp(&r, &h, sizeof(r)) != 0)
+			abort();
+	}
+	check_utf16(data, size);
 
 	struct er_json root, v;
 	int jr = er_json_parse(buf, size, &root, NULL);

@@ -368,6 +368,322 @@ static void test_luks_uuid_cryptsetup(void **state)
 	assert_string_equal(h.luks, got);
 }
 
+/* ---- Issue 18: HibernateLocation is UTF-16LE (systemd's efi_set_variable_string) ---- */
+
+/* text (UTF-8) -> UTF-16LE by iconv (an encoder independent of location.c), plus nul
+ * terminating NUL code units; returns a malloc'ed buffer of exactly *len bytes */
+static uint8_t *iconv16(const char *text, int nul, size_t *len)
+{
+	char path[] = "/tmp/efiresume-test-u16-XXXXXX", cmd[300];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "iconv -f UTF-8 -t UTF-16LE %s", path);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	static uint8_t tmp[65536];
+	size_t n = fread(tmp, 1, sizeof(tmp) - 8, p);
+	assert_int_equal(pclose(p), 0);
+	unlink(path);
+	for (int i = 0; i < nul; i++) {
+		tmp[n++] = 0;
+		tmp[n++] = 0;
+	}
+	uint8_t *b = malloc(n ? n : 1);
+	memcpy(b, tmp, n);
+	*len = n;
+	return b;
+}
+
+static bool read16(const uint8_t *b, size_t n, struct er_location *h, const char **why)
+{
+	uint8_t *c = malloc(n ? n : 1);   /* exactly sized: ASan sees any read beyond it */
+	memcpy(c, b, n);
+	bool ok = er_location_read(c, n, ER_LOC_UTF16LE, h, why);
+	free(c);
+	return ok;
+}
+
+#define DEB13 "{\"uuid\":\"041cb22c-7a3e-4b1f-9c2d-5e6f7a8b9c0d\",\"offset\":0,\"kernelVersion\":\"6.12.118+deb13-cloud-amd64\"," \
+	      "\"osReleaseId\":\"debian\",\"osReleaseVersionId\":\"13\"}"
+static const uint8_t deb13_uuid[16] = { 0x04, 0x1c, 0xb2, 0x2c, 0x7a, 0x3e, 0x4b, 0x1f,
+					0x9c, 0x2d, 0x5e, 0x6f, 0x7a, 0x8b, 0x9c, 0x0d };
+
+/* What systemd 257 on Debian 13 wrote (issue 18): UTF-16LE with its NUL. Before, the
+ * one reader (er_location_parse, UTF-8) refused it: "not the JSON systemd writes". */
+static void test_utf16_as_systemd_writes(void **state)
+{
+	(void)state;
+	size_t n;
+	uint8_t *b = iconv16(DEB13, 1, &n);
+	struct er_location h;
+	const char *why = "x";
+	assert_int_equal(n, 2 * (strlen(DEB13) + 1));
+	assert_true(read16(b, n, &h, &why));
+	assert_string_equal(why, "");
+	assert_memory_equal(h.uuid, deb13_uuid, 16);
+	assert_int_equal(h.offset, 0);
+	assert_string_equal(h.kernel, "6.12.118+deb13-cloud-amd64");
+	assert_false(h.have_device);
+	/* the UTF-8 reader (EfiresumeLocation) does not take these bytes */
+	assert_false(er_location_read(b, n, ER_LOC_UTF8, &h, &why));
+	assert_string_equal(why, "not one JSON object");
+	assert_false(er_location_parse((const char *)b, n, &h));
+	/* a swap file, every member systemd may write */
+	free(b);
+	b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":34816,\"kernelVersion\":\"6.1.0-57-cloud-amd64\","
+		    "\"osReleaseId\":\"debian\",\"osReleaseImageId\":\"img\",\"osReleaseVersionId\":\"12\",\"osReleaseImageVersion\":\"1.2\"}",
+		    1, &n);
+	assert_true(read16(b, n, &h, &why));
+	assert_memory_equal(h.uuid, want_uuid, 16);
+	assert_int_equal(h.offset, 34816);
+	assert_string_equal(h.kernel, "6.1.0-57-cloud-amd64");
+	free(b);
+}
+
+/* systemd's reader (utf16_to_utf8 over the whole size) does not need the NUL; nor does this one */
+static void test_utf16_without_nul(void **state)
+{
+	(void)state;
+	size_t n;
+	uint8_t *b = iconv16(DEB13, 0, &n);
+	struct er_location h;
+	const char *why;
+	assert_true(read16(b, n, &h, &why));
+	assert_memory_equal(h.uuid, deb13_uuid, 16);
+	assert_string_equal(h.kernel, "6.12.118+deb13-cloud-amd64");
+	free(b);
+}
+
+/* An odd byte count is not UTF-16 (systemd drops the last byte): refused, whatever the
+ * byte; every even truncation is refused as JSON (or as a missing uuid) */
+static void test_utf16_odd_and_truncated(void **state)
+{
+	(void)state;
+	size_t n;
+	uint8_t *b = iconv16(DEB13, 1, &n);
+	struct er_location h;
+	const char *why;
+	for (size_t k = 0; k < n - 2; k++) {
+		assert_false(read16(b, k, &h, &why));
+		if (k == 0)
+			assert_string_equal(why, "empty");
+		else if (k % 2)
+			assert_string_equal(why, "an odd number of bytes (not UTF-16)");
+		for (size_t i = 0; i < sizeof(h); i++)
+			assert_int_equal(((uint8_t *)&h)[i], 0);
+	}
+	/* n - 2: the whole text without its NUL */
+	assert_true(read16(b, n - 2, &h, &why));
+	assert_false(read16(b, n - 1, &h, &why));
+	assert_string_equal(why, "an odd number of bytes (not UTF-16)");
+	uint8_t *c = malloc(n + 1);
+	memcpy(c, b, n);
+	c[n] = 0;
+	assert_false(er_location_read(c, n + 1, ER_LOC_UTF16LE, &h, &why));
+	assert_string_equal(why, "an odd number of bytes (not UTF-16)");
+	c[n] = '}';
+	assert_false(er_location_read(c, n + 1, ER_LOC_UTF16LE, &h, &why));
+	assert_string_equal(why, "an odd number of bytes (not UTF-16)");
+	free(c);
+	free(b);
+}
+
+/* A NUL before the last code unit: systemd stops there and ignores the rest; here the
+ * variable is refused (truncated, or something appended) */
+static void test_utf16_embedded_nul(void **state)
+{
+	(void)state;
+	size_t n;
+	struct er_location h;
+	const char *why;
+	/* two terminating NULs */
+	uint8_t *b = iconv16(DEB13, 2, &n);
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "a NUL before the end of the text");
+	free(b);
+	/* the document, a NUL, then more */
+	b = iconv16(DEB13 " ", 1, &n);
+	b[n - 4] = b[n - 3] = 0;
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "a NUL before the end of the text");
+	/* a NUL inside a string value */
+	free(b);
+	b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"kernelVersion\":\"6.1x\"}", 1, &n);
+	size_t at = 2 * (sizeof("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"kernelVersion\":\"6.1") - 1);
+	assert_int_equal(b[at], 'x');
+	b[at] = 0;
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "a NUL before the end of the text");
+	/* only a NUL */
+	static const uint8_t z[2] = { 0, 0 };
+	assert_false(read16(z, 2, &h, &why));
+	assert_string_equal(why, "not one JSON object");
+	free(b);
+}
+
+/* Surrogates: a pair is one character (4 bytes of UTF-8); a lone one, high or low,
+ * anywhere, refuses the variable (systemd drops it, which could splice a member name) */
+static void test_utf16_surrogates(void **state)
+{
+	(void)state;
+	size_t n;
+	struct er_location h;
+	const char *why;
+	/* U+1F600 in an unknown member and in kernelVersion (iconv makes the pair) */
+	uint8_t *b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"x\":\"\xf0\x9f\x98\x80\","
+			     "\"kernelVersion\":\"k\xf0\x9f\x98\x80\"}", 1, &n);
+	assert_true(read16(b, n, &h, &why));
+	assert_string_equal(h.kernel, "k\xf0\x9f\x98\x80");
+	free(b);
+	/* "uu<lone>id": dropping the surrogate (as systemd's converter does) would read "uuid" */
+	const char *j = "{\"uuXid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcd\",\"offset\":0}";
+	static const uint16_t lone[] = { 0xd800, 0xdbff, 0xdc00, 0xdfff };
+	for (size_t i = 0; i < 4; i++) {
+		b = iconv16(j, 1, &n);
+		b[2 * 3] = (uint8_t)lone[i];
+		b[2 * 3 + 1] = (uint8_t)(lone[i] >> 8);
+		assert_false(read16(b, n, &h, &why));
+		assert_string_equal(why, "an unpaired UTF-16 surrogate");
+		free(b);
+	}
+	/* a high surrogate as the last unit, before the NUL, or followed by another high one */
+	b = iconv16(DEB13 " ", 1, &n);
+	b[n - 4] = 0x00;
+	b[n - 3] = 0xd8;
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "an unpaired UTF-16 surrogate");
+	assert_false(read16(b, n - 2, &h, &why));
+	assert_string_equal(why, "an unpaired UTF-16 surrogate");
+	free(b);
+	b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"x\":\"ab\"}", 1, &n);
+	size_t at = 2 * (sizeof("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"x\":\"") - 1);
+	b[at] = 0x3d;
+	b[at + 1] = 0xd8;
+	b[at + 2] = 0x3d;
+	b[at + 3] = 0xd8;
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "an unpaired UTF-16 surrogate");
+	b[at + 2] = 0x00;
+	b[at + 3] = 0xde;   /* D83D DE00: U+1F600 */
+	assert_true(read16(b, n, &h, &why));
+	free(b);
+}
+
+/* UTF-8 in HibernateLocation: no writer produces it (systemd and elogind write UTF-16LE)
+ * and systemd's reader does not take it; neither does this one */
+static void test_utf16_refuses_utf8(void **state)
+{
+	(void)state;
+	struct er_location h;
+	const char *why;
+	char j[300];
+	snprintf(j, sizeof(j), "%s", DEB13);
+	size_t n = strlen(j);
+	assert_false(read16((const uint8_t *)j, n, &h, &why));
+	assert_false(read16((const uint8_t *)j, n + 1, &h, &why));
+	/* and the UTF-8 reader takes it (EfiresumeLocation) */
+	assert_true(er_location_read(j, n, ER_LOC_UTF8, &h, &why));
+	assert_memory_equal(h.uuid, deb13_uuid, 16);
+}
+
+/* The JSON checks stay: systemd's reader also requires "offset"; a byte order mark
+ * is not JSON; non-ASCII text in members is converted and checked */
+static void test_utf16_json_rules(void **state)
+{
+	(void)state;
+	size_t n;
+	struct er_location h;
+	const char *why;
+	uint8_t *b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"kernelVersion\":\"6.1\"}", 1, &n);
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "no \"offset\" (systemd always writes one)");
+	free(b);
+	b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":-1}", 1, &n);
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "\"offset\" is not an unsigned 64-bit integer");
+	free(b);
+	b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcX\",\"offset\":0}", 1, &n);
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "no well-formed \"uuid\"");
+	free(b);
+	b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\"}", 1, &n);
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "not one JSON object");
+	free(b);
+	b = iconv16("\xef\xbb\xbf" DEB13, 1, &n);   /* U+FEFF first */
+	assert_int_equal(b[0], 0xff);
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "not one JSON object");
+	free(b);
+	/* é (2 bytes of UTF-8), 日本 (3 each) */
+	b = iconv16("{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":7,\"osReleaseId\":\"d\xc3\xa9\x62ian\","
+		    "\"kernelVersion\":\"\xe6\x97\xa5\xe6\x9c\xac-\xc3\xa9\"}", 1, &n);
+	assert_true(read16(b, n, &h, &why));
+	assert_int_equal(h.offset, 7);
+	assert_string_equal(h.kernel, "\xe6\x97\xa5\xe6\x9c\xac-\xc3\xa9");
+	free(b);
+	/* the UTF-8 reader keeps taking a variable without "offset" (a swap partition) */
+	assert_true(er_location_read("{" UUID "}", strlen("{" UUID "}"), ER_LOC_UTF8, &h, &why));
+	assert_int_equal(h.offset, 0);
+}
+
+/* Size: 4096 bytes are taken (the largest find.c reads), more are not; 4096 bytes of
+ * 3-byte characters fill the conversion buffer exactly */
+static void test_utf16_size_limits(void **state)
+{
+	(void)state;
+	static char j[8192];
+	size_t n;
+	struct er_location h;
+	const char *why;
+	const char *head = "{\"uuid\":\"5b3a0c9e-1122-4344-8566-778899aabbcc\",\"offset\":0,\"x\":\"";
+	/* units: head + k characters + "\"}" + NUL = 2048 */
+	size_t k = 2048 - strlen(head) - 2 - 1;
+	strcpy(j, head);
+	for (size_t i = 0; i < k; i++)
+		strcat(j, "\xe6\x97\xa5");
+	strcat(j, "\"}");
+	uint8_t *b = iconv16(j, 1, &n);
+	assert_int_equal(n, 4096);
+	assert_true(read16(b, n, &h, &why));
+	assert_memory_equal(h.uuid, want_uuid, 16);
+	free(b);
+	/* one unit more: a space before the closing brace */
+	strcpy(j + strlen(head) + 3 * k, "\" }");
+	b = iconv16(j, 1, &n);
+	assert_int_equal(n, 4098);
+	assert_false(read16(b, n, &h, &why));
+	assert_string_equal(why, "longer than 4096 bytes");
+	assert_false(er_location_read(b, 4097, ER_LOC_UTF8, &h, &why));
+	assert_string_equal(why, "longer than 4096 bytes");
+	free(b);
+	assert_false(er_location_read("", 0, ER_LOC_UTF8, &h, &why));
+	assert_string_equal(why, "empty");
+}
+
+/* The converter alone, against iconv, and its bound */
+static void test_utf16_converter(void **state)
+{
+	(void)state;
+	const char *texts[] = { "a", "{}", "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xef\xbf\xbd", "\xef\xbf\xbf",
+				"\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "x\xe2\x82\xac y\xf0\x9f\x98\x80z" };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		size_t n;
+		uint8_t *b = iconv16(texts[i], 1, &n);
+		char out[64];
+		const char *why;
+		long got = er_utf16le_to_utf8(b, n, out, sizeof(out), &why);
+		assert_int_equal(got, (long)strlen(texts[i]));
+		assert_memory_equal(out, texts[i], strlen(texts[i]));
+		/* one byte short of room */
+		assert_int_equal(er_utf16le_to_utf8(b, n, out, strlen(texts[i]) - 1, &why), -1);
+		assert_string_equal(why, "too long");
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +701,15 @@ int main(void)
 		cmocka_unit_test(test_luks_lv),
 		cmocka_unit_test(test_luks_lv_malformed),
 		cmocka_unit_test(test_luks_uuid_cryptsetup),
+		cmocka_unit_test(test_utf16_as_systemd_writes),
+		cmocka_unit_test(test_utf16_without_nul),
+		cmocka_unit_test(test_utf16_odd_and_truncated),
+		cmocka_unit_test(test_utf16_embedded_nul),
+		cmocka_unit_test(test_utf16_surrogates),
+		cmocka_unit_test(test_utf16_refuses_utf8),
+		cmocka_unit_test(test_utf16_json_rules),
+		cmocka_unit_test(test_utf16_size_limits),
+		cmocka_unit_test(test_utf16_converter),
 	};
 	return cmocka_run_group_tests_name("location", tests, NULL, NULL);
 }

@@ -165,8 +165,11 @@ static void test_hint_with_twin(void **state)
 	assert_int_equal(s.subject, 1);
 }
 
-/* The configuration wins over a hint naming a device it excludes. */
-static void test_config_wins_over_hint(void **state)
+/* Issue 15 defect 7: the hint names a swap area whose image the configuration excludes
+ * (`resume` names another device, or another swap UUID): the image the hint names is
+ * the last hibernation, so another image would be an older one. Nothing is taken, as
+ * for a hint naming a swap area that is not visible. */
+static void test_hint_excluded_takes_nothing(void **state)
 {
 	(void)state;
 	uint8_t hint[16];
@@ -175,8 +178,31 @@ static void test_config_wins_over_hint(void **state)
 	c[1].eligible = false;
 	struct er_selection s;
 	er_select_image(c, 2, hint, &s);
+	assert_int_equal(s.index, -1);
+	assert_int_equal(s.why, ER_SEL_HINT_EXCLUDED);
+	/* the image named first, the eligible one after it */
+	struct er_candidate d[] = { cand(ER_SWAP_IMAGE, 3, 8), cand(ER_SWAP_IMAGE, 2, 7) };
+	d[0].eligible = false;
+	er_select_image(d, 2, hint, &s);
+	assert_int_equal(s.index, -1);
+	assert_int_equal(s.why, ER_SEL_HINT_EXCLUDED);
+	/* a 2004-format image counts as an image too */
+	d[0].kind = ER_SWAP_IMAGE_2004;
+	er_select_image(d, 2, hint, &s);
+	assert_int_equal(s.index, -1);
+	assert_int_equal(s.why, ER_SEL_HINT_EXCLUDED);
+	/* the same area without an image, excluded: a stale hint; the configuration's image stands */
+	struct er_candidate e[] = { cand(ER_SWAP_IMAGE, 2, 7), cand(ER_SWAP_PLAIN, 3, 0) };
+	e[1].eligible = false;
+	er_select_image(e, 2, hint, &s);
+	assert_int_equal(s.index, 0);
+	assert_int_equal(s.why, ER_SEL_HINT_STALE);
+	/* no hint: the configuration alone decides */
+	er_select_image(c, 2, NULL, &s);
 	assert_int_equal(s.index, 0);
 	assert_int_equal(s.why, ER_SEL_FIRST);
+	assert_string_equal(er_select_why_text(ER_SEL_HINT_EXCLUDED),
+			    "the swap area the location variable names holds an image the resume configuration excludes");
 }
 
 int main(void)
@@ -193,7 +219,7 @@ int main(void)
 		cmocka_unit_test(test_hint_missing_takes_nothing),
 		cmocka_unit_test(test_hint_stale),
 		cmocka_unit_test(test_hint_with_twin),
-		cmocka_unit_test(test_config_wins_over_hint),
+		cmocka_unit_test(test_hint_excluded_takes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,7 @@
 #   efiresume_keepswap    do not mkswap /dev/vda2 (it already holds a swap header)
 #   efiresume_swapfile    /dev/vda2 is ext4 with /swapfile (made on the host, which
 #                         wrote its resume_offset to /swapfile.offset): hibernate there
-#   efiresume_hibloc      write systemd's HibernateLocation EFI variable first
+#   efiresume_hibloc      write systemd's HibernateLocation EFI variable first (UTF-16LE)
 # >>> volumes
 #   efiresume_lvm         swap on LV vg0/swap_1, /dev/vda2 the PV (tests/lib/volumes.sh)
 #   efiresume_luks        the same VG inside LUKS2 on /dev/vda2
@@ -134,9 +134,12 @@ if grep -q '\<efiresume_hibloc\>' /proc/cmdline; then
 	[ -z "${vol_dev:-}" ] || u=$(dd if=$vol_dev bs=1 skip=1036 count=16 2>/dev/null | od -An -tx1 | tr -d ' \n')
 # <<< volumes
 	uuid=$(echo "$u" | sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)\(.\{12\}\)$/\1-\2-\3-\4-\5/')
-	json="{\"uuid\":\"$uuid\",\"offset\":$sigpage,\"kernelVersion\":\"$(uname -r)\",\"osReleaseId\":\"debian\"}"
-	# 4 bytes of attributes (NV|BS|RT) then the data, in ONE write(2) (efivarfs rule)
-	{ printf '\007\000\000\000'; printf '%s' "$json"; } > /tmp/hibloc.in
+	json="{\"uuid\":\"$uuid\",\"offset\":$sigpage,\"kernelVersion\":\"$(uname -r)\",\"osReleaseId\":\"debian\",\"osReleaseVersionId\":\"12\"}"
+	# as systemd writes it (efi_set_variable_string: utf8_to_utf16, then the string and
+	# its NUL as UTF-16LE, attributes NV|BS|RT): 4 bytes of attributes then the data,
+	# in ONE write(2) (efivarfs rule). The JSON is ASCII: each byte, then a zero byte.
+	u16=$(printf '%s' "$json" | od -An -v -to1 | tr -s ' \n' '\n\n' | sed -n 's/^\([0-7][0-7]*\)$/\\\1\\000/p' | tr -d '\n')
+	{ printf '\007\000\000\000'; printf "$u16"; printf '\000\000'; } > /tmp/hibloc.in
 	if { dd if=/tmp/hibloc.in bs=4096 2>/dev/null >&3; } 3> $ev/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67; then
 		say "hibernate-location=$uuid"
 	else
