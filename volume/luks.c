@@ -61,16 +61,6 @@ unsigned er_luks_probe(const void *buf, size_t len)
 	return v == 1 || v == 2 ? v : 0;
 }
 
-unsigned er_luks_probe_dev(const struct er_luks_dev *dev)
-{
-	/* primary header only so far: the secondary offsets come with the recovery change */
-	uint8_t b[16];
-
-	if (!dev || !dev->read || dev->size < sizeof b || !dev->read(dev->ctx, 0, sizeof b, b))
-		return 0;
-	return er_luks_probe(b, sizeof b);
-}
-
 /* ------------------------------------------------------------------ helpers */
 
 bool er_luks_base64(const char *s, size_t n, uint8_t *out, size_t cap, size_t *out_len)
@@ -225,6 +215,9 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 		      (unsigned long long)data_off, (unsigned long long)dev->size);
 	if (mk_iter == 0)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS1 master key digest iterations 0");
+	if (mk_iter > ER_LUKS_PBKDF2_MAX_ITERATIONS)
+		LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS1 master key digest iterations %u over the cap %u",
+		      mk_iter, ER_LUKS_PBKDF2_MAX_ITERATIONS);
 	if (!fixed_str(b + 168, 40, h->uuid))
 		er_memcpy(h->uuid, b + 168, 40), h->uuid[40] = 0;
 
@@ -244,6 +237,7 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 	er_memcpy(h->digest.digest, b + 112, 20);
 
 	uint64_t area = af_area_bytes(key_bytes, ER_LUKS_STRIPES);
+	char skip[80] = "";
 	for (unsigned i = 0; i < 8; i++) {
 		const uint8_t *k = b + 208 + 48 * i;
 		uint32_t active = be32(k), iter = be32(k + 4), off = be32(k + 40), stripes = be32(k + 44);
@@ -260,6 +254,12 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 		if (a < L1_HDR_SIZE || a + area > data_off)
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS1 keyslot %u: key material at sector %u outside "
 			      "the header area (payload at sector %u)", i, off, payload);
+		if (iter > ER_LUKS_PBKDF2_MAX_ITERATIONS) {
+			if (!skip[0])
+				er_snprintf(skip, sizeof(skip), "keyslot %u: pbkdf2 iterations %u over the cap %u",
+					    i, iter, ER_LUKS_PBKDF2_MAX_ITERATIONS);
+			continue;
+		}
 		ks->usable = true;
 		ks->priority = 1;
 		ks->kdf = ER_LUKS_KDF_PBKDF2;
@@ -275,6 +275,8 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 		ks->stripes = stripes;
 		h->order[h->n_order++] = (uint8_t)i;
 	}
+	if (h->n_order == 0 && skip[0])
+		LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS1: no usable keyslot (%s)", skip);
 	if (h->n_order == 0)
 		LFAIL(err, ER_LUKS_NO_KEYSLOT, "LUKS1: no active keyslot");
 	return ER_LUKS_OK;
@@ -285,6 +287,51 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 static const uint32_t l2_hdr2_offsets[] = {
 	0x4000, 0x8000, 0x10000, 0x20000, 0x40000, 0x80000, 0x100000, 0x200000, 0x400000,
 };
+
+/* Whether a valid LUKS2 secondary header starts at off: the magic, version 2, hdr_size =
+ * off (the secondary follows a primary of the same size), hdr_offset = off and the
+ * checksum over the copy (read in pieces: no allocator here). */
+static bool l2_secondary_at(const struct er_luks_dev *dev, uint64_t off)
+{
+	uint8_t b[ER_LUKS2_BIN_SIZE], want[ER_HASH_MAX_LEN], got[ER_HASH_MAX_LEN];
+	char alg[32];
+	enum er_hash h;
+	struct er_hash_ctx c;
+
+	if (off > dev->size || dev->size - off < ER_LUKS2_BIN_SIZE || !dev_read(dev, off, sizeof(b), b))
+		return false;
+	if (er_memcmp(b, magic2, 6) || be16(b + 6) != 2 || be64(b + 8) != off || be64(b + 256) != off ||
+	    dev->size - off < off || !fixed_str(b + 72, 32, alg) || !hash_name(alg, &h))
+		return false;
+	size_t hl = er_hash_len(h);
+	er_memcpy(want, b + 448, hl);
+	er_memset(b + 448, 0, 64);
+	er_hash_init(&c, h);
+	er_hash_update(&c, b, sizeof(b));
+	for (uint64_t at = ER_LUKS2_BIN_SIZE; at < off; at += sizeof(b)) {
+		if (!dev_read(dev, off + at, sizeof(b), b))
+			return false;
+		er_hash_update(&c, b, sizeof(b));
+	}
+	er_hash_final(&c, got);
+	return !er_memcmp(want, got, hl);
+}
+
+unsigned er_luks_probe_dev(const struct er_luks_dev *dev)
+{
+	uint8_t b[16];
+
+	if (!dev || !dev->read || dev->size < sizeof(b) || !dev_read(dev, 0, sizeof(b), b))
+		return 0;
+	unsigned v = er_luks_probe(b, sizeof(b));
+	if (v)
+		return v;
+	/* the primary is damaged: a secondary at one of the offsets cryptsetup tries */
+	for (unsigned i = 0; i < ER_ARRAY_SIZE(l2_hdr2_offsets); i++)
+		if (l2_secondary_at(dev, l2_hdr2_offsets[i]))
+			return 2;
+	return 0;
+}
 
 struct l2_copy {
 	uint8_t *buf;                   /* hdr_size bytes, from the allocator */
@@ -467,7 +514,7 @@ static enum er_luks_status l2_keyslot(struct l2_ctx *x, unsigned id, const struc
 {
 	struct er_luks_keyslot *k = &x->h->ks[id];
 	struct er_json area, kdf, af;
-	char s[40];
+	char s[80];
 	uint64_t v;
 	enum er_hash hh;
 
@@ -553,15 +600,29 @@ static enum er_luks_status l2_keyslot(struct l2_ctx *x, unsigned id, const struc
 		k->kdf_hash = (uint8_t)hh;
 		if (!get_u32(&kdf, "iterations", &k->iterations) || k->iterations == 0)
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 iterations", id);
+		if (k->iterations > ER_LUKS_PBKDF2_MAX_ITERATIONS) {
+			er_snprintf(s, sizeof(s), "pbkdf2 iterations %u over the cap %u", k->iterations,
+				    ER_LUKS_PBKDF2_MAX_ITERATIONS);
+			skip_slot(x, id, s, "");
+			return ER_LUKS_OK;
+		}
 	} else if (streq(s, "argon2i") || streq(s, "argon2id")) {
 		k->kdf = streq(s, "argon2i") ? ER_LUKS_KDF_ARGON2I : ER_LUKS_KDF_ARGON2ID;
 		if (!get_u32(&kdf, "time", &k->iterations) || !get_u32(&kdf, "memory", &k->memory_kib) ||
 		    !get_u32(&kdf, "cpus", &k->cpus) || k->iterations == 0 || k->cpus == 0 ||
 		    k->memory_kib < 8 * k->cpus)
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 time, memory or cpus", id);
-		if (k->memory_kib > ER_LUKS_ARGON2_MAX_KIB || k->cpus > ER_LUKS_ARGON2_MAX_CPUS)
-			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2 keyslot %u: argon2 with %u KiB and %u "
-			      "threads (at most 4 GiB, 16)", id, k->memory_kib, k->cpus);
+		if (k->memory_kib > ER_LUKS_ARGON2_MAX_KIB || k->cpus > ER_LUKS_ARGON2_MAX_CPUS) {
+			er_snprintf(s, sizeof(s), "argon2 %u KiB x%u (caps 4 GiB, 16)", k->memory_kib, k->cpus);
+			skip_slot(x, id, s, "");
+			return ER_LUKS_OK;
+		}
+		if ((uint64_t)k->iterations * k->memory_kib > ER_LUKS_ARGON2_MAX_WORK_KIB) {
+			er_snprintf(s, sizeof(s), "argon2 time %u x %u KiB over the cap %llu KiB",
+				    k->iterations, k->memory_kib, (unsigned long long)ER_LUKS_ARGON2_MAX_WORK_KIB);
+			skip_slot(x, id, s, "");
+			return ER_LUKS_OK;
+		}
 	} else {
 		skip_slot(x, id, "kdf ", s);
 		return ER_LUKS_OK;
@@ -672,6 +733,9 @@ static enum er_luks_status l2_digest(struct l2_ctx *x, const struct er_json *dig
 		d->hash = (uint8_t)hh;
 		if (!get_u32(&dg, "iterations", &d->iterations) || d->iterations == 0)
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: digest iterations");
+		if (d->iterations > ER_LUKS_PBKDF2_MAX_ITERATIONS)
+			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: digest pbkdf2 iterations %u over the cap %u",
+			      d->iterations, ER_LUKS_PBKDF2_MAX_ITERATIONS);
 		if (!get_b64(&dg, "salt", d->salt, sizeof(d->salt), &d->salt_len) ||
 		    !get_b64(&dg, "digest", d->digest, sizeof(d->digest), &d->digest_len) ||
 		    d->digest_len < 16)
@@ -852,13 +916,21 @@ static enum er_luks_status luks2_open(struct er_luks_header *h, const struct er_
 		if (st == ER_LUKS_IO || st == ER_LUKS_NOMEM)
 			goto io;
 	} else {
-		/* the primary is damaged: the secondary sits at one of the sizes LUKS2 allows */
+		/* the primary is damaged: the secondary sits at one of the sizes LUKS2 allows;
+		 * like cryptsetup (LUKS2_disk_hdr_read), the first valid one; the reason the
+		 * first one with a magic is not valid is kept for the message */
+		struct l2_copy t;
 		for (unsigned i = 0; i < ER_ARRAY_SIZE(l2_hdr2_offsets); i++) {
-			st = l2_read_copy(dev, m, l2_hdr2_offsets[i], true, &s);
+			er_memset(&t, 0, sizeof(t));
+			st = l2_read_copy(dev, m, l2_hdr2_offsets[i], true, &t);
 			if (st == ER_LUKS_IO || st == ER_LUKS_NOMEM)
 				goto io;
-			if (s.magic)
+			if (st == ER_LUKS_OK) {
+				s = t;
 				break;
+			}
+			if (t.magic && !s.magic)
+				s = t;          /* no buffer: l2_read_copy gave it back */
 		}
 	}
 	if (!p.buf && !s.buf) {
@@ -906,11 +978,21 @@ enum er_luks_status er_luks_open(struct er_luks_header *h, const struct er_luks_
 
 /* ------------------------------------------------------------------ unlock */
 
+/* the KDFs' stop hook: the caller's cancel hook */
+static bool cancel_requested(void *ctx)
+{
+	const struct er_luks_cancel *c = ctx;
+	return c->requested(c->ctx);
+}
+
 static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned id,
 				       const struct er_luks_dev *dev, const struct er_luks_mem *m,
-				       const struct er_lanes *lanes, const uint8_t *pw, size_t pwlen,
-				       uint8_t *vk, struct er_luks_err *err)
+				       const struct er_lanes *lanes, const struct er_luks_cancel *cancel,
+				       const uint8_t *pw, size_t pwlen, uint8_t *vk, struct er_luks_err *err)
 {
+	bool (*stop)(void *) = cancel && cancel->requested ? cancel_requested : 0;
+	void *sctx = (void *)cancel;
+	bool stopped = false;
 	const struct er_luks_keyslot *k = &h->ks[id];
 	const struct er_luks_digest *d = &h->digest;
 	uint8_t kk[ER_LUKS_MAX_KEY], cand[ER_LUKS_MAX_KEY];
@@ -918,9 +1000,11 @@ static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned 
 	enum er_luks_status st = ER_LUKS_OK;
 
 	if (k->kdf == ER_LUKS_KDF_PBKDF2) {
-		if (!er_pbkdf2((enum er_hash)k->kdf_hash, pw, pwlen, k->salt, k->salt_len, k->iterations,
-			       kk, k->area_key_size)) {
+		if (!er_pbkdf2_poll((enum er_hash)k->kdf_hash, pw, pwlen, k->salt, k->salt_len, k->iterations,
+				    kk, k->area_key_size, stop, sctx, &stopped)) {
 			er_wipe(kk, sizeof(kk));
+			if (stopped)
+				LFAIL(err, ER_LUKS_INTERRUPTED, "keyslot %u: interrupted", id);
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "keyslot %u: pbkdf2 parameters refused", id);
 		}
 	} else {
@@ -936,10 +1020,12 @@ static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned 
 		if (!mem)
 			LFAIL(err, ER_LUKS_NOMEM, "keyslot %u: no memory for argon2 (%llu KiB)", id,
 			      (unsigned long long)(n >> 10));
-		bool ok = er_argon2(&p, mem, n, lanes, kk, k->area_key_size);
-		m->free(m->ctx, mem, n);         /* er_argon2 wiped it */
+		bool ok = er_argon2_poll(&p, mem, n, lanes, stop, sctx, &stopped, kk, k->area_key_size);
+		m->free(m->ctx, mem, n);         /* er_argon2_poll wiped it */
 		if (!ok) {
 			er_wipe(kk, sizeof(kk));
+			if (stopped)
+				LFAIL(err, ER_LUKS_INTERRUPTED, "keyslot %u: interrupted", id);
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "keyslot %u: argon2 parameters refused", id);
 		}
 	}
@@ -968,10 +1054,10 @@ static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned 
 	er_luks_af_merge(buf, k->key_size, k->stripes, (enum er_hash)k->af_hash, cand);
 
 	uint8_t dig[ER_LUKS_MAX_KEY];
-	if (!er_pbkdf2((enum er_hash)d->hash, cand, k->key_size, d->salt, d->salt_len, d->iterations,
-		       dig, d->digest_len)) {
-		set_err(err, ER_LUKS_UNSUPPORTED, "digest parameters refused");
-		st = ER_LUKS_UNSUPPORTED;
+	if (!er_pbkdf2_poll((enum er_hash)d->hash, cand, k->key_size, d->salt, d->salt_len, d->iterations,
+			    dig, d->digest_len, stop, sctx, &stopped)) {
+		st = stopped ? ER_LUKS_INTERRUPTED : ER_LUKS_UNSUPPORTED;
+		set_err(err, st, stopped ? "interrupted in the digest" : "digest parameters refused");
 	} else if (er_ct_equal(dig, d->digest, d->digest_len)) {
 		er_memcpy(vk, cand, k->key_size);
 	} else {
@@ -991,7 +1077,6 @@ enum er_luks_status er_luks_unlock(const struct er_luks_header *h, const struct 
 				   const struct er_luks_cancel *cancel, const uint8_t *pw, size_t pwlen,
 				   uint8_t *vk, size_t *vk_len, unsigned *slot, struct er_luks_err *err)
 {
-	(void)cancel;   /* interface only so far: polled by the KDFs in the next change */
 	if (!h || !dev || !dev->read || !mem || !mem->alloc || !mem->free || (!pw && pwlen) || !vk ||
 	    !vk_len || (h->version != 1 && h->version != 2) || h->n_order > ER_LUKS_MAX_KEYSLOTS)
 		LFAIL(err, ER_LUKS_BAD_ARG, "er_luks_unlock: bad argument");
@@ -1003,7 +1088,7 @@ enum er_luks_status er_luks_unlock(const struct er_luks_header *h, const struct 
 		unsigned id = h->order[i];
 		if (id >= ER_LUKS_MAX_KEYSLOTS || !h->ks[id].usable)
 			continue;
-		enum er_luks_status st = try_keyslot(h, id, dev, mem, lanes, pw, pwlen, vk, err);
+		enum er_luks_status st = try_keyslot(h, id, dev, mem, lanes, cancel, pw, pwlen, vk, err);
 		if (st == ER_LUKS_OK) {
 			*vk_len = h->ks[id].key_size;
 			if (slot)
@@ -1014,8 +1099,9 @@ enum er_luks_status er_luks_unlock(const struct er_luks_header *h, const struct 
 			}
 			return ER_LUKS_OK;
 		}
-		/* I/O and memory failures stop: a later keyslot would not make them right */
-		if (st == ER_LUKS_IO || st == ER_LUKS_NOMEM) {
+		/* I/O and memory failures stop: a later keyslot would not make them right; an
+		 * interruption is the user's wish */
+		if (st == ER_LUKS_IO || st == ER_LUKS_NOMEM || st == ER_LUKS_INTERRUPTED) {
 			er_wipe(vk, ER_LUKS_MAX_KEY);
 			return st;
 		}
