@@ -508,15 +508,150 @@ static void skip_slot(struct l2_ctx *x, unsigned id, const char *what, const cha
 		er_snprintf(x->skip, sizeof(x->skip), "keyslot %u: %s%s", id, what, name);
 }
 
+/* The parts of a luks2 keyslot: each returns CORRUPT for a broken field, or OK with *use
+ * false when it skipped the keyslot (skip_slot says why). */
+
+/* area: raw aes-xts-plain64 inside the keyslots area */
+static enum er_luks_status l2_ks_area(struct l2_ctx *x, unsigned id, const struct er_json *area,
+				      bool *use, struct er_luks_err *err)
+{
+	struct er_luks_keyslot *k = &x->h->ks[id];
+	char s[40];
+	uint64_t off, size, aks;
+
+	*use = false;
+	if (!get_str(area, "type", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area type", id);
+	if (!streq(s, "raw")) {
+		skip_slot(x, id, "area type ", s);
+		return ER_LUKS_OK;
+	}
+	if (er_json_get_u64(area, "offset", &off) || er_json_get_u64(area, "size", &size) ||
+	    er_json_get_u64(area, "key_size", &aks))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area offset, size or key_size", id);
+	if (off < x->ks_start || off > x->ks_end || size > x->ks_end - off || off % 512)
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area [%llu, +%llu) outside the keyslots "
+		      "area [%llu, %llu)", id, (unsigned long long)off, (unsigned long long)size,
+		      (unsigned long long)x->ks_start, (unsigned long long)x->ks_end);
+	if (!get_str(area, "encryption", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area encryption", id);
+	if (!streq(s, "aes-xts-plain64")) {
+		skip_slot(x, id, "keyslot cipher ", s);
+		return ER_LUKS_OK;
+	}
+	if (aks != 32 && aks != 64) {
+		skip_slot(x, id, "keyslot cipher key size not 32/64 bytes", "");
+		return ER_LUKS_OK;
+	}
+	k->area_offset = off;
+	k->area_size = size;
+	k->area_key_size = (uint32_t)aks;
+	*use = true;
+	return ER_LUKS_OK;
+}
+
+/* af: luks1 with 4000 stripes and a known hash, fitting the area */
+static enum er_luks_status l2_ks_af(struct l2_ctx *x, unsigned id, const struct er_json *af,
+				    bool *use, struct er_luks_err *err)
+{
+	struct er_luks_keyslot *k = &x->h->ks[id];
+	char s[40];
+	enum er_hash hh;
+
+	*use = false;
+	if (!get_str(af, "type", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af type", id);
+	if (!streq(s, "luks1")) {
+		skip_slot(x, id, "af type ", s);
+		return ER_LUKS_OK;
+	}
+	if (!get_u32(af, "stripes", &k->stripes) || k->stripes != ER_LUKS_STRIPES)
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af stripes (LUKS uses 4000)", id);
+	if (!get_str(af, "hash", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af hash", id);
+	if (!hash_name(s, &hh)) {
+		skip_slot(x, id, "af hash ", s);
+		return ER_LUKS_OK;
+	}
+	k->af_hash = (uint8_t)hh;
+	if (k->key_size > ER_LUKS_MAX_KEY) {
+		skip_slot(x, id, "volume key longer than 64 bytes", "");
+		return ER_LUKS_OK;
+	}
+	if (af_area_bytes(k->key_size, k->stripes) > k->area_size)
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area of %llu bytes holds no %u x %u key "
+		      "material", id, (unsigned long long)k->area_size, k->key_size, k->stripes);
+	*use = true;
+	return ER_LUKS_OK;
+}
+
+/* kdf: pbkdf2 (sha1/256/512) or argon2i/id, within the caps of luks.h, and its salt */
+static enum er_luks_status l2_ks_kdf(struct l2_ctx *x, unsigned id, const struct er_json *kdf,
+				     bool *use, struct er_luks_err *err)
+{
+	struct er_luks_keyslot *k = &x->h->ks[id];
+	char s[40], why[80];       /* s: as the keyslot's other strings, 40 bytes */
+	enum er_hash hh;
+
+	*use = false;
+	if (!get_str(kdf, "type", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: kdf type", id);
+	if (streq(s, "pbkdf2")) {
+		char hs[16];
+		k->kdf = ER_LUKS_KDF_PBKDF2;
+		if (!get_str(kdf, "hash", hs, sizeof(hs)))
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 hash", id);
+		if (!hash_name(hs, &hh)) {
+			skip_slot(x, id, "pbkdf2 hash ", hs);
+			return ER_LUKS_OK;
+		}
+		k->kdf_hash = (uint8_t)hh;
+		if (!get_u32(kdf, "iterations", &k->iterations) || k->iterations == 0)
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 iterations", id);
+		if (k->iterations > ER_LUKS_PBKDF2_MAX_ITERATIONS) {
+			er_snprintf(why, sizeof(why), "pbkdf2 iterations %u over the cap %u", k->iterations,
+				    ER_LUKS_PBKDF2_MAX_ITERATIONS);
+			skip_slot(x, id, why, "");
+			return ER_LUKS_OK;
+		}
+	} else if (streq(s, "argon2i") || streq(s, "argon2id")) {
+		k->kdf = streq(s, "argon2i") ? ER_LUKS_KDF_ARGON2I : ER_LUKS_KDF_ARGON2ID;
+		if (!get_u32(kdf, "time", &k->iterations) || !get_u32(kdf, "memory", &k->memory_kib) ||
+		    !get_u32(kdf, "cpus", &k->cpus) || k->iterations == 0 || k->cpus == 0 ||
+		    k->memory_kib < 8 * k->cpus)
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 time, memory or cpus", id);
+		if (k->memory_kib > ER_LUKS_ARGON2_MAX_KIB || k->cpus > ER_LUKS_ARGON2_MAX_CPUS) {
+			er_snprintf(why, sizeof(why), "argon2 %u KiB x%u (caps 4 GiB, 16)", k->memory_kib, k->cpus);
+			skip_slot(x, id, why, "");
+			return ER_LUKS_OK;
+		}
+		if ((uint64_t)k->iterations * k->memory_kib > ER_LUKS_ARGON2_MAX_WORK_KIB) {
+			er_snprintf(why, sizeof(why), "argon2 time %u x %u KiB over the cap %llu KiB",
+				    k->iterations, k->memory_kib, (unsigned long long)ER_LUKS_ARGON2_MAX_WORK_KIB);
+			skip_slot(x, id, why, "");
+			return ER_LUKS_OK;
+		}
+	} else {
+		skip_slot(x, id, "kdf ", s);
+		return ER_LUKS_OK;
+	}
+	if (!get_b64(kdf, "salt", k->salt, sizeof(k->salt), &k->salt_len))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: kdf salt", id);
+	if (k->kdf != ER_LUKS_KDF_PBKDF2 && k->salt_len < 8)
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 salt shorter than 8 bytes", id);
+	*use = true;
+	return ER_LUKS_OK;
+}
+
 /* one keyslot of type luks2; CORRUPT for broken fields, OK otherwise (usable or skipped) */
 static enum er_luks_status l2_keyslot(struct l2_ctx *x, unsigned id, const struct er_json *ks,
 				      struct er_luks_err *err)
 {
 	struct er_luks_keyslot *k = &x->h->ks[id];
 	struct er_json area, kdf, af;
-	char s[80];
 	uint64_t v;
-	enum er_hash hh;
+	enum er_luks_status st;
+	bool use;
 
 	if (er_json_get_u64(ks, "key_size", &v) || v == 0 || v > 512)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: key_size", id);
@@ -531,106 +666,10 @@ static enum er_luks_status l2_keyslot(struct l2_ctx *x, unsigned id, const struc
 	    er_json_get_type(ks, "kdf", ER_JSON_OBJECT, &kdf) ||
 	    er_json_get_type(ks, "af", ER_JSON_OBJECT, &af))
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area, kdf or af missing", id);
-
-	/* area */
-	if (!get_str(&area, "type", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area type", id);
-	if (!streq(s, "raw")) {
-		skip_slot(x, id, "area type ", s);
-		return ER_LUKS_OK;
-	}
-	uint64_t off, size, aks;
-	if (er_json_get_u64(&area, "offset", &off) || er_json_get_u64(&area, "size", &size) ||
-	    er_json_get_u64(&area, "key_size", &aks))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area offset, size or key_size", id);
-	if (off < x->ks_start || off > x->ks_end || size > x->ks_end - off || off % 512)
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area [%llu, +%llu) outside the keyslots "
-		      "area [%llu, %llu)", id, (unsigned long long)off, (unsigned long long)size,
-		      (unsigned long long)x->ks_start, (unsigned long long)x->ks_end);
-	if (!get_str(&area, "encryption", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area encryption", id);
-	if (!streq(s, "aes-xts-plain64")) {
-		skip_slot(x, id, "keyslot cipher ", s);
-		return ER_LUKS_OK;
-	}
-	if (aks != 32 && aks != 64) {
-		skip_slot(x, id, "keyslot cipher key size not 32/64 bytes", "");
-		return ER_LUKS_OK;
-	}
-	k->area_offset = off;
-	k->area_size = size;
-	k->area_key_size = (uint32_t)aks;
-
-	/* af */
-	if (!get_str(&af, "type", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af type", id);
-	if (!streq(s, "luks1")) {
-		skip_slot(x, id, "af type ", s);
-		return ER_LUKS_OK;
-	}
-	if (!get_u32(&af, "stripes", &k->stripes) || k->stripes != ER_LUKS_STRIPES)
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af stripes (LUKS uses 4000)", id);
-	if (!get_str(&af, "hash", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af hash", id);
-	if (!hash_name(s, &hh)) {
-		skip_slot(x, id, "af hash ", s);
-		return ER_LUKS_OK;
-	}
-	k->af_hash = (uint8_t)hh;
-	if (k->key_size > ER_LUKS_MAX_KEY) {
-		skip_slot(x, id, "volume key longer than 64 bytes", "");
-		return ER_LUKS_OK;
-	}
-	if (af_area_bytes(k->key_size, k->stripes) > size)
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area of %llu bytes holds no %u x %u key "
-		      "material", id, (unsigned long long)size, k->key_size, k->stripes);
-
-	/* kdf */
-	if (!get_str(&kdf, "type", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: kdf type", id);
-	if (streq(s, "pbkdf2")) {
-		char hs[16];
-		k->kdf = ER_LUKS_KDF_PBKDF2;
-		if (!get_str(&kdf, "hash", hs, sizeof(hs)))
-			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 hash", id);
-		if (!hash_name(hs, &hh)) {
-			skip_slot(x, id, "pbkdf2 hash ", hs);
-			return ER_LUKS_OK;
-		}
-		k->kdf_hash = (uint8_t)hh;
-		if (!get_u32(&kdf, "iterations", &k->iterations) || k->iterations == 0)
-			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 iterations", id);
-		if (k->iterations > ER_LUKS_PBKDF2_MAX_ITERATIONS) {
-			er_snprintf(s, sizeof(s), "pbkdf2 iterations %u over the cap %u", k->iterations,
-				    ER_LUKS_PBKDF2_MAX_ITERATIONS);
-			skip_slot(x, id, s, "");
-			return ER_LUKS_OK;
-		}
-	} else if (streq(s, "argon2i") || streq(s, "argon2id")) {
-		k->kdf = streq(s, "argon2i") ? ER_LUKS_KDF_ARGON2I : ER_LUKS_KDF_ARGON2ID;
-		if (!get_u32(&kdf, "time", &k->iterations) || !get_u32(&kdf, "memory", &k->memory_kib) ||
-		    !get_u32(&kdf, "cpus", &k->cpus) || k->iterations == 0 || k->cpus == 0 ||
-		    k->memory_kib < 8 * k->cpus)
-			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 time, memory or cpus", id);
-		if (k->memory_kib > ER_LUKS_ARGON2_MAX_KIB || k->cpus > ER_LUKS_ARGON2_MAX_CPUS) {
-			er_snprintf(s, sizeof(s), "argon2 %u KiB x%u (caps 4 GiB, 16)", k->memory_kib, k->cpus);
-			skip_slot(x, id, s, "");
-			return ER_LUKS_OK;
-		}
-		if ((uint64_t)k->iterations * k->memory_kib > ER_LUKS_ARGON2_MAX_WORK_KIB) {
-			er_snprintf(s, sizeof(s), "argon2 time %u x %u KiB over the cap %llu KiB",
-				    k->iterations, k->memory_kib, (unsigned long long)ER_LUKS_ARGON2_MAX_WORK_KIB);
-			skip_slot(x, id, s, "");
-			return ER_LUKS_OK;
-		}
-	} else {
-		skip_slot(x, id, "kdf ", s);
-		return ER_LUKS_OK;
-	}
-	if (!get_b64(&kdf, "salt", k->salt, sizeof(k->salt), &k->salt_len))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: kdf salt", id);
-	if (k->kdf != ER_LUKS_KDF_PBKDF2 && k->salt_len < 8)
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 salt shorter than 8 bytes", id);
+	if ((st = l2_ks_area(x, id, &area, &use, err)) || !use ||
+	    (st = l2_ks_af(x, id, &af, &use, err)) || !use ||
+	    (st = l2_ks_kdf(x, id, &kdf, &use, err)) || !use)
+		return st;
 
 	if (!(x->digest_ks & (1u << id))) {
 		skip_slot(x, id, "not bound to the data segment's digest", "");
@@ -759,35 +798,23 @@ static unsigned token_rank(uint8_t t)
 	return t == ER_LUKS_TOKEN_HW ? 3 : t == ER_LUKS_TOKEN_TPM2 ? 2 : t == ER_LUKS_TOKEN_OTHER ? 1 : 0;
 }
 
-static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, size_t len,
-				    uint64_t dev_size, struct er_luks_err *err)
+/* config: json_size for the header size, the keyslots area; no mandatory requirement */
+static enum er_luks_status l2_config(struct l2_ctx *x, const struct er_json *cfg, struct er_luks_err *err)
 {
-	struct l2_ctx x;
-	struct er_json root, cfg, segs, digs, slots, toks, v, key, val;
-	struct er_json_iter it;
+	struct er_json v;
 	char s[48];
 	uint64_t json_size, ks_size;
-	enum er_luks_status st;
 
-	er_memset(&x, 0, sizeof(x));
-	x.h = h;
-	x.dev_size = dev_size;
-	if (er_json_parse(json, len, &root, 0) ||
-	    er_json_get_type(&root, "config", ER_JSON_OBJECT, &cfg) ||
-	    er_json_get_type(&root, "segments", ER_JSON_OBJECT, &segs) ||
-	    er_json_get_type(&root, "digests", ER_JSON_OBJECT, &digs) ||
-	    er_json_get_type(&root, "keyslots", ER_JSON_OBJECT, &slots))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: JSON without config, segments, digests or keyslots");
-	if (er_json_get_u64(&cfg, "json_size", &json_size) || er_json_get_u64(&cfg, "keyslots_size", &ks_size))
+	if (er_json_get_u64(cfg, "json_size", &json_size) || er_json_get_u64(cfg, "keyslots_size", &ks_size))
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: config json_size or keyslots_size");
-	if (json_size != h->hdr_size - ER_LUKS2_BIN_SIZE)
+	if (json_size != x->h->hdr_size - ER_LUKS2_BIN_SIZE)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: json_size %llu for hdr_size %llu",
-		      (unsigned long long)json_size, (unsigned long long)h->hdr_size);
-	x.ks_start = 2 * h->hdr_size;
-	if (ks_size > dev_size || x.ks_start > dev_size - ks_size || ks_size % 4096)
+		      (unsigned long long)json_size, (unsigned long long)x->h->hdr_size);
+	x->ks_start = 2 * x->h->hdr_size;
+	if (ks_size > x->dev_size || x->ks_start > x->dev_size - ks_size || ks_size % 4096)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: keyslots_size %llu", (unsigned long long)ks_size);
-	x.ks_end = x.ks_start + ks_size;
-	if (!er_json_get(&cfg, "requirements", &v)) {
+	x->ks_end = x->ks_start + ks_size;
+	if (!er_json_get(cfg, "requirements", &v)) {
 		struct er_json mand, first;
 		if (!er_json_get_type(&v, "mandatory", ER_JSON_ARRAY, &mand) && er_json_count(&mand)) {
 			size_t l = 0;
@@ -796,17 +823,20 @@ static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, 
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: mandatory requirement %s", s);
 		}
 	}
+	return ER_LUKS_OK;
+}
 
-	st = l2_segment(&x, &segs, err);
-	if (st)
-		return st;
-	st = l2_digest(&x, &digs, err);
-	if (st)
-		return st;
-
-	/* the volume key size: the keyslots of the digest agree on it (checked below) */
+/* the volume key size: from the first keyslot the segment's digest names (the others are
+ * checked against it in l2_keyslot); also refuses ids out of range or named twice */
+static enum er_luks_status l2_volume_key_size(struct l2_ctx *x, const struct er_json *slots,
+					      struct er_luks_err *err)
+{
+	struct er_luks_header *h = x->h;
+	struct er_json_iter it;
+	struct er_json key, val;
 	uint32_t ids = 0;
-	er_json_iter_init(&it, &slots);
+
+	er_json_iter_init(&it, slots);
 	while (er_json_next(&it, &key, &val) > 0) {
 		unsigned id;
 		uint64_t ksz;
@@ -815,63 +845,88 @@ static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, 
 		if (ids & (1u << id))           /* "1" and "01" */
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: keyslot %u named twice", id);
 		ids |= 1u << id;
-		if ((x.digest_ks & (1u << id)) && !h->seg.key_size && !er_json_get_u64(&val, "key_size", &ksz))
+		if ((x->digest_ks & (1u << id)) && !h->seg.key_size && !er_json_get_u64(&val, "key_size", &ksz))
 			h->seg.key_size = ksz <= 512 ? (uint32_t)ksz : 0;
 	}
 	if (h->seg.key_size != 32 && h->seg.key_size != 64)
 		LFAIL(err, h->seg.key_size > 64 || !h->seg.key_size ? ER_LUKS_CORRUPT : ER_LUKS_UNSUPPORTED,
 		      "LUKS2: volume key of %u bytes (aes-xts-plain64 takes 32 or 64)", h->seg.key_size);
+	return ER_LUKS_OK;
+}
 
-	er_json_iter_init(&it, &slots);
+/* every keyslot: luks2 ones through l2_keyslot, other types skipped, reencrypt refused */
+static enum er_luks_status l2_keyslots(struct l2_ctx *x, const struct er_json *slots,
+				       struct er_luks_err *err)
+{
+	struct er_json_iter it;
+	struct er_json key, val;
+	char s[48];
+	enum er_luks_status st;
+
+	er_json_iter_init(&it, slots);
 	while (er_json_next(&it, &key, &val) > 0) {
 		unsigned id = 0;
-		id_of(&key, ER_LUKS_MAX_KEYSLOTS, &id);   /* checked by the loop above */
-		x.present |= 1u << id;
+		id_of(&key, ER_LUKS_MAX_KEYSLOTS, &id);   /* checked by l2_volume_key_size */
+		x->present |= 1u << id;
 		if (!get_str(&val, "type", s, sizeof(s)))
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: type", id);
 		if (streq(s, "reencrypt"))
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: a reencryption keyslot (reencryption in progress)");
 		if (!streq(s, "luks2")) {
-			skip_slot(&x, id, "type ", s);
+			skip_slot(x, id, "type ", s);
 			continue;
 		}
-		st = l2_keyslot(&x, id, &val, err);
+		st = l2_keyslot(x, id, &val, err);
 		if (st)
 			return st;
 	}
+	return ER_LUKS_OK;
+}
 
-	/* tokens: which keyslots belong to one */
-	if (!er_json_get_type(&root, "tokens", ER_JSON_OBJECT, &toks)) {
-		er_json_iter_init(&it, &toks);
-		while (er_json_next(&it, &key, &val) > 0) {
-			struct er_json kss, e;
-			struct er_json_iter ki;
-			uint8_t kind;
-			if (val.type != ER_JSON_OBJECT || !get_str(&val, "type", s, sizeof(s)) ||
-			    er_json_get_type(&val, "keyslots", ER_JSON_ARRAY, &kss))
-				LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: token without type or keyslots");
-			if (streq(s, "systemd-tpm2"))
-				kind = ER_LUKS_TOKEN_TPM2;
-			else if (streq(s, "systemd-fido2") || streq(s, "systemd-pkcs11"))
-				kind = ER_LUKS_TOKEN_HW;
-			else
-				kind = ER_LUKS_TOKEN_OTHER;
-			er_json_iter_init(&ki, &kss);
-			while (er_json_next(&ki, 0, &e) > 0) {
-				unsigned id;
-				if (!id_of(&e, ER_LUKS_MAX_KEYSLOTS, &id))
-					LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: token names a keyslot out of range");
-				/* named by several tokens: hardware > TPM2 > other */
-				if (token_rank(kind) > token_rank(h->ks[id].token))
-					h->ks[id].token = kind;
-			}
+/* tokens: which keyslots belong to one, and of what kind */
+static enum er_luks_status l2_tokens(struct l2_ctx *x, const struct er_json *root, struct er_luks_err *err)
+{
+	struct er_json toks, key, val;
+	struct er_json_iter it;
+	char s[48];
+
+	if (er_json_get_type(root, "tokens", ER_JSON_OBJECT, &toks))
+		return ER_LUKS_OK;
+	er_json_iter_init(&it, &toks);
+	while (er_json_next(&it, &key, &val) > 0) {
+		struct er_json kss, e;
+		struct er_json_iter ki;
+		uint8_t kind;
+		if (val.type != ER_JSON_OBJECT || !get_str(&val, "type", s, sizeof(s)) ||
+		    er_json_get_type(&val, "keyslots", ER_JSON_ARRAY, &kss))
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: token without type or keyslots");
+		if (streq(s, "systemd-tpm2"))
+			kind = ER_LUKS_TOKEN_TPM2;
+		else if (streq(s, "systemd-fido2") || streq(s, "systemd-pkcs11"))
+			kind = ER_LUKS_TOKEN_HW;
+		else
+			kind = ER_LUKS_TOKEN_OTHER;
+		er_json_iter_init(&ki, &kss);
+		while (er_json_next(&ki, 0, &e) > 0) {
+			unsigned id;
+			if (!id_of(&e, ER_LUKS_MAX_KEYSLOTS, &id))
+				LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: token names a keyslot out of range");
+			/* named by several tokens: hardware > TPM2 > other */
+			if (token_rank(kind) > token_rank(x->h->ks[id].token))
+				x->h->ks[id].token = kind;
 		}
 	}
+	return ER_LUKS_OK;
+}
 
-	/* which keyslots a passphrase is tried on, and in what order */
+/* which keyslots a passphrase is tried on, and in what order; TPM2-only / token-only */
+static enum er_luks_status l2_order(struct l2_ctx *x, struct er_luks_err *err)
+{
+	struct er_luks_header *h = x->h;
 	unsigned n_tpm2 = 0, n_hw = 0, n_tok = 0, n_all = 0;
+
 	for (unsigned i = 0; i < ER_LUKS_MAX_KEYSLOTS; i++) {
-		if (!(x.present & (1u << i)))
+		if (!(x->present & (1u << i)))
 			continue;
 		n_all++;
 		n_tok += h->ks[i].token != ER_LUKS_TOKEN_NONE;
@@ -892,12 +947,35 @@ static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, 
 		LFAIL(err, ER_LUKS_TOKEN_ONLY, "LUKS2: every keyslot (%u) belongs to a token "
 		      "(FIDO2/PKCS#11/TPM2 hardware); no passphrase keyslot", n_all);
 	if (h->n_order == 0) {
-		if (x.skip[0])
-			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: no usable keyslot (%s)", x.skip);
+		if (x->skip[0])
+			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: no usable keyslot (%s)", x->skip);
 		LFAIL(err, ER_LUKS_NO_KEYSLOT, "LUKS2: no keyslot a passphrase can open (%u keyslots, "
 		      "priority ignore or none)", n_all);
 	}
 	return ER_LUKS_OK;
+}
+
+static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, size_t len,
+				    uint64_t dev_size, struct er_luks_err *err)
+{
+	struct l2_ctx x;
+	struct er_json root, cfg, segs, digs, slots;
+	enum er_luks_status st;
+
+	er_memset(&x, 0, sizeof(x));
+	x.h = h;
+	x.dev_size = dev_size;
+	if (er_json_parse(json, len, &root, 0) ||
+	    er_json_get_type(&root, "config", ER_JSON_OBJECT, &cfg) ||
+	    er_json_get_type(&root, "segments", ER_JSON_OBJECT, &segs) ||
+	    er_json_get_type(&root, "digests", ER_JSON_OBJECT, &digs) ||
+	    er_json_get_type(&root, "keyslots", ER_JSON_OBJECT, &slots))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: JSON without config, segments, digests or keyslots");
+	if ((st = l2_config(&x, &cfg, err)) || (st = l2_segment(&x, &segs, err)) ||
+	    (st = l2_digest(&x, &digs, err)) || (st = l2_volume_key_size(&x, &slots, err)) ||
+	    (st = l2_keyslots(&x, &slots, err)) || (st = l2_tokens(&x, &root, err)))
+		return st;
+	return l2_order(&x, err);
 }
 
 static enum er_luks_status luks2_open(struct er_luks_header *h, const struct er_luks_dev *dev,
