@@ -13,8 +13,8 @@
 bool er_pbkdf2(enum er_hash h, const uint8_t *pw, size_t pwlen, const uint8_t *salt, size_t saltlen,
 	       uint32_t iterations, uint8_t *out, size_t outlen);
 
-/* Iterations between two polls of er_pbkdf2_poll's stop hook: a few milliseconds of
- * HMAC-SHA-512 on a slow CPU (the host does about 1.5 million iterations a second). */
+/* Iterations between two polls of er_pbkdf2_poll's stop hook: about 6 ms of HMAC-SHA-512,
+ * the slowest (1.3 million iterations a second on one CPU of the build host). */
 #define ER_PBKDF2_POLL_ITERATIONS 8192u
 
 /* er_pbkdf2 that can be stopped: stop(ctx) (when stop is not NULL) is called before each

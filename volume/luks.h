@@ -25,9 +25,11 @@
  *
  * Use:
  *   er_luks_probe(first 512 bytes)       1, 2 or 0: a quick look at the primary magic
+ *   er_luks_probe_dev(&dev)              the same, or 2 for a valid LUKS2 secondary header
+ *                                        when the primary is damaged (what the loader uses)
  *   er_luks_open(&hdr, &dev, &mem, &err) reads and checks the header(s) into hdr (no
  *                                        pointers into the device; buffers given back)
- *   er_luks_unlock(&hdr, &dev, &mem, lanes, pw, pwlen, vk, &vklen, &slot, &err)
+ *   er_luks_unlock(&hdr, &dev, &mem, lanes, cancel, pw, pwlen, vk, &vklen, &slot, &err)
  *                                        the volume key (wiped by the caller when done)
  *   er_luks_segment_crypt(&hdr.seg, &xts, offset, buf, len, encrypt)
  *                                        data sectors, with er_aes_xts_init(&xts, vk, vklen)
@@ -59,13 +61,16 @@
  *   keyslots, 125 ms for the digest; its limits are 1000 .. 2^32 - 1); its benchmark
  *   reports 2-8 million iterations a second on current CPUs (sha256 with SHA-NI being the
  *   fastest), so a default keyslot has up to about 16 million. The cap, 10^8, is 6x that
- *   (or a 12 s --iter-time on the fastest CPU); efiresume does about 1.5 million HMAC-SHA-256
- *   iterations a second on one host CPU, so a keyslot at the cap costs about a minute.
+ *   (or a 12 s --iter-time on the fastest CPU). efiresume's own PBKDF2 does 1.3 (SHA-512),
+ *   2.8 (SHA-1) and 5.7 (SHA-256 with SHA-NI) million iterations a second on one CPU of the
+ *   build host, so a keyslot at the cap costs 20 to 75 s per 32-byte output block.
  *   Argon2: cryptsetup's default is 1 GiB x 4 threads with the time (passes, at least 4)
  *   benchmarked for 2000 ms, typically 4-10; its limits are 4 GiB, 4 threads and time
  *   2^32 - 1. The cost is time x memory (blocks filled), so that is what is capped:
  *   at most 2^26 KiB (64 GiB of blocks), 6x to 16x a default keyslot (4-10 GiB), 16 passes
- *   over cryptsetup's 4 GiB maximum. */
+ *   over cryptsetup's 4 GiB maximum. efiresume's Argon2 fills about 0.28 GiB of blocks a
+ *   second per CPU on the build host: a default keyslot takes about 18 s on one CPU, one at
+ *   the cap about 4 minutes (1 with 4 CPUs). The cancel hook (Esc) stops either sooner. */
 #define ER_LUKS_PBKDF2_MAX_ITERATIONS 100000000u
 #define ER_LUKS_ARGON2_MAX_WORK_KIB   (1ull << 26)   /* time x memory, KiB */
 
