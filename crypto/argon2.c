@@ -31,6 +31,7 @@ struct slice_job {
 	const struct instance *in;
 	uint32_t pass;
 	uint32_t slice;
+	uint32_t from, to;          /* the blocks [from, to) of each lane's segment */
 };
 
 static inline uint64_t rotr64(uint64_t x, unsigned n)
@@ -135,11 +136,13 @@ struct scratch {
 	struct block addr, input, zero; /* data-independent addressing */
 };
 
-static void fill_segment(const struct instance *in, uint32_t pass, uint32_t slice, uint32_t lane)
+/* blocks [from, to) of the segment (pass, slice) of lane; from is 0 or a multiple of QWORDS */
+static void fill_segment(const struct instance *in, uint32_t pass, uint32_t slice, uint32_t lane,
+			 uint32_t from, uint32_t to)
 {
 	struct scratch s;
 	bool indep = in->type == ER_ARGON2I || (pass == 0 && slice < ER_ARGON2_SYNC_POINTS / 2);
-	uint32_t start = 0;
+	uint32_t start = from;
 
 	if (indep) {
 		er_memset(&s.zero, 0, sizeof(s.zero));
@@ -150,8 +153,11 @@ static void fill_segment(const struct instance *in, uint32_t pass, uint32_t slic
 		s.input.v[3] = in->blocks;
 		s.input.v[4] = in->passes;
 		s.input.v[5] = (uint64_t)in->type;
+		/* the address blocks made before this piece: one per QWORDS blocks, the next
+		 * one made at i = from (from a multiple of QWORDS) */
+		s.input.v[6] = from / QWORDS;
 	}
-	if (pass == 0 && slice == 0) {
+	if (pass == 0 && slice == 0 && from == 0) {
 		start = 2;      /* the first two blocks come from H0 */
 		if (indep)
 			next_addresses(&s.addr, &s.input, &s.r, &s.zero);
@@ -159,7 +165,7 @@ static void fill_segment(const struct instance *in, uint32_t pass, uint32_t slic
 
 	struct block *lane_base = in->mem + (size_t)lane * in->lane_length;
 	uint32_t cur = slice * in->segment_length + start;     /* index inside the lane */
-	for (uint32_t i = start; i < in->segment_length; i++, cur++) {
+	for (uint32_t i = start; i < to; i++, cur++) {
 		uint32_t prev = cur == 0 ? in->lane_length - 1 : cur - 1;
 		uint64_t pseudo_rand;
 
@@ -192,7 +198,7 @@ static __attribute__((noinline)) void scrub_stack(void)
 static void lane_fn(void *arg, uint32_t lane)
 {
 	const struct slice_job *job = arg;
-	fill_segment(job->in, job->pass, job->slice, lane);
+	fill_segment(job->in, job->pass, job->slice, lane, job->from, job->to);
 	scrub_stack();
 }
 
@@ -243,9 +249,14 @@ static void hash_le32(struct er_blake2b *c, uint32_t v)
 	er_blake2b_update(c, b, sizeof(b));
 }
 
-bool er_argon2_ex(const struct er_argon2_params *p, const uint8_t *secret, size_t secretlen,
-		  const uint8_t *ad, size_t adlen, void *mem, uint64_t memlen, const struct er_lanes *lanes,
-		  uint8_t *out, size_t outlen)
+struct stop_hook {
+	bool (*fn)(void *ctx);
+	void *ctx;
+};
+
+static bool core(const struct er_argon2_params *p, const uint8_t *secret, size_t secretlen,
+		 const uint8_t *ad, size_t adlen, void *mem, uint64_t memlen, const struct er_lanes *lanes,
+		 const struct stop_hook *stop, bool *stopped, uint8_t *out, size_t outlen)
 {
 	struct instance in;
 	uint32_t lane_length;
@@ -273,6 +284,13 @@ bool er_argon2_ex(const struct er_argon2_params *p, const uint8_t *secret, size_
 	/* the memory must be there and addressable: on ia32 4 GiB does not fit a size_t */
 	if (memlen < need || need > (uint64_t)SIZE_MAX || ((uintptr_t)mem & 7))
 		goto bad;
+	if (stop->fn && stop->fn(stop->ctx)) {
+		/* nothing derived yet; mem wiped all the same (the contract of a stop) */
+		er_wipe(mem, (size_t)need);
+		er_wipe(out, outlen);
+		*stopped = true;
+		return false;
+	}
 
 	in.mem = mem;
 	in.passes = p->t_cost;
@@ -310,14 +328,34 @@ bool er_argon2_ex(const struct er_argon2_params *p, const uint8_t *secret, size_
 		}
 	}
 
+	/* with a stop hook, the segments in pieces of about ER_ARGON2_POLL_BLOCKS blocks in all */
+	uint32_t piece = in.segment_length;
+	if (stop->fn) {
+		piece = ER_ARGON2_POLL_BLOCKS / in.lanes / QWORDS * QWORDS;
+		if (piece < QWORDS)
+			piece = QWORDS;
+	}
 	for (uint32_t pass = 0; pass < in.passes; pass++) {
 		for (uint32_t slice = 0; slice < ER_ARGON2_SYNC_POINTS; slice++) {
-			struct slice_job job = { .in = &in, .pass = pass, .slice = slice };
-			if (lanes && lanes->run) {
-				lanes->run(lanes->ctx, lane_fn, &job, in.lanes);
-			} else {
-				for (uint32_t l = 0; l < in.lanes; l++)
-					lane_fn(&job, l);
+			for (uint32_t from = 0; from < in.segment_length; from += piece) {
+				struct slice_job job = {
+					.in = &in, .pass = pass, .slice = slice, .from = from,
+					.to = in.segment_length - from > piece ? from + piece : in.segment_length,
+				};
+				if (lanes && lanes->run) {
+					lanes->run(lanes->ctx, lane_fn, &job, in.lanes);
+				} else {
+					for (uint32_t l = 0; l < in.lanes; l++)
+						lane_fn(&job, l);
+				}
+				if (stop->fn && stop->fn(stop->ctx)) {
+					er_wipe(seed, sizeof(seed));
+					er_wipe(bytes, sizeof(bytes));
+					er_wipe(in.mem, (size_t)need);
+					er_wipe(out, outlen);
+					*stopped = true;
+					return false;
+				}
 			}
 		}
 	}
@@ -344,10 +382,33 @@ bad:
 	return false;
 }
 
+bool er_argon2_ex(const struct er_argon2_params *p, const uint8_t *secret, size_t secretlen,
+		  const uint8_t *ad, size_t adlen, void *mem, uint64_t memlen, const struct er_lanes *lanes,
+		  uint8_t *out, size_t outlen)
+{
+	struct stop_hook none = { NULL, NULL };
+	bool stopped = false;
+	return core(p, secret, secretlen, ad, adlen, mem, memlen, lanes, &none, &stopped, out, outlen);
+}
+
 bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, const struct er_lanes *lanes,
 	       uint8_t *out, size_t outlen)
 {
 	bool ok = er_argon2_ex(p, NULL, 0, NULL, 0, mem, memlen, lanes, out, outlen);
+	scrub_stack();
+	return ok;
+}
+
+bool er_argon2_poll(const struct er_argon2_params *p, void *mem, uint64_t memlen,
+		    const struct er_lanes *lanes, bool (*stop)(void *ctx), void *ctx, bool *stopped,
+		    uint8_t *out, size_t outlen)
+{
+	struct stop_hook hook = { stop, ctx };
+	bool dummy;
+	if (!stopped)
+		stopped = &dummy;
+	*stopped = false;
+	bool ok = core(p, NULL, 0, NULL, 0, mem, memlen, lanes, &hook, stopped, out, outlen);
 	scrub_stack();
 	return ok;
 }

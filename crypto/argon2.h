@@ -4,7 +4,8 @@
  * Memory comes from the caller: er_argon2_mem_bytes() says how much (computed in uint64_t,
  * so memory up to 4 GiB never overflows a 32-bit size_t; er_argon2 refuses what does not fit
  * in the address space). The lanes of one slice are independent: er_argon2 hands them to an
- * er_lanes engine (once per slice, 4 per pass, n = lanes), which may run them in any order
+ * er_lanes engine (once per slice, 4 per pass, n = lanes; er_argon2_poll: once per piece of
+ * a slice), which may run them in any order
  * and on other CPUs (EFI MP services in the loader, pthreads in the host tests).
  *
  * Everything derived from the password (H0, the memory blocks, blocks on the stack) is wiped
@@ -48,6 +49,22 @@ uint64_t er_argon2_mem_bytes(const struct er_argon2_params *p);
 /* returns false for parameters out of range (RFC 9106 limits; memory smaller than needed) */
 bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, const struct er_lanes *lanes,
                uint8_t *out, size_t outlen);   /* wipes mem before returning */
+
+/* Blocks (all lanes together) filled between two polls of er_argon2_poll's stop hook: 8 MiB
+ * of memory, about 30 ms on one CPU of the build host (0.28 GiB/s); a multiple of 128 (one
+ * block of addresses). */
+#define ER_ARGON2_POLL_BLOCKS   8192u
+
+/* er_argon2 that can be stopped. stop(ctx) (when not NULL) is called on the calling CPU
+ * only, never from a lane: once before anything is derived, then between pieces of each
+ * slice. With a stop hook the segments are handed to lanes in pieces of
+ * max(128, ER_ARGON2_POLL_BLOCKS / lanes) blocks (rounded down to a multiple of 128): one
+ * lanes->run per piece, the lanes' blocks depend only on earlier pieces, so the result is
+ * the same. When stop returns true: mem and every intermediate secret are wiped, out is
+ * wiped, *stopped is set and the result is false. Without a hook: exactly er_argon2. */
+bool er_argon2_poll(const struct er_argon2_params *p, void *mem, uint64_t memlen,
+		    const struct er_lanes *lanes, bool (*stop)(void *ctx), void *ctx, bool *stopped,
+		    uint8_t *out, size_t outlen);
 
 /* er_argon2 with RFC 9106's secret value K and associated data X (LUKS uses neither;
  * this is for the RFC's test vectors). Either may be NULL with length 0. */

@@ -70,15 +70,21 @@ static void prf_iterate(struct prf *p)
 	one_block(p, &p->ostate, p->blk);      /* outer hash of (opad block, inner) */
 }
 
-bool er_pbkdf2(enum er_hash h, const uint8_t *pw, size_t pwlen, const uint8_t *salt, size_t saltlen,
-	       uint32_t iterations, uint8_t *out, size_t outlen)
+bool er_pbkdf2_poll(enum er_hash h, const uint8_t *pw, size_t pwlen, const uint8_t *salt,
+		    size_t saltlen, uint32_t iterations, uint8_t *out, size_t outlen,
+		    bool (*stop)(void *ctx), void *ctx, bool *stopped)
 {
 	struct er_hmac_ctx keyed, c;
 	struct prf p;
 	uint8_t t[ER_HASH_MAX_LEN], ibuf[4];
 	size_t hl = er_hash_len(h);
 	uint32_t block = 1;
+	uint8_t *out0 = out;
+	size_t outlen0 = outlen;
+	bool halted = false;
 
+	if (stopped)
+		*stopped = false;
 	if (hl == 0 || iterations == 0 || outlen == 0 || (uint64_t)outlen > (uint64_t)0xFFFFFFFFu * hl)
 		return false;
 
@@ -100,6 +106,10 @@ bool er_pbkdf2(enum er_hash h, const uint8_t *pw, size_t pwlen, const uint8_t *s
 	while (outlen) {
 		size_t take = ER_MIN(outlen, hl);
 
+		if (stop && stop(ctx)) {
+			halted = true;
+			break;
+		}
 		/* U_1 = HMAC(P, S || INT(i)) through the generic code */
 		c = keyed;
 		er_hmac_update(&c, salt, saltlen);
@@ -108,10 +118,16 @@ bool er_pbkdf2(enum er_hash h, const uint8_t *pw, size_t pwlen, const uint8_t *s
 		er_hmac_final(&c, p.blk);
 		er_memcpy(t, p.blk, hl);
 		for (uint32_t j = 1; j < iterations; j++) {
+			if (stop && !(j % ER_PBKDF2_POLL_ITERATIONS) && stop(ctx)) {
+				halted = true;
+				break;
+			}
 			prf_iterate(&p);
 			for (size_t k = 0; k < hl; k++)
 				t[k] ^= p.blk[k];
 		}
+		if (halted)
+			break;
 		er_memcpy(out, t, take);
 		out += take;
 		outlen -= take;
@@ -120,5 +136,18 @@ bool er_pbkdf2(enum er_hash h, const uint8_t *pw, size_t pwlen, const uint8_t *s
 	er_wipe(&keyed, sizeof(keyed));
 	er_wipe(&p, sizeof(p));
 	er_wipe(t, sizeof(t));
+	er_wipe(&c, sizeof(c));
+	if (halted) {
+		er_wipe(out0, outlen0);
+		if (stopped)
+			*stopped = true;
+		return false;
+	}
 	return true;
+}
+
+bool er_pbkdf2(enum er_hash h, const uint8_t *pw, size_t pwlen, const uint8_t *salt, size_t saltlen,
+	       uint32_t iterations, uint8_t *out, size_t outlen)
+{
+	return er_pbkdf2_poll(h, pw, pwlen, salt, saltlen, iterations, out, outlen, NULL, NULL, NULL);
 }

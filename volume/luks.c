@@ -61,16 +61,6 @@ unsigned er_luks_probe(const void *buf, size_t len)
 	return v == 1 || v == 2 ? v : 0;
 }
 
-unsigned er_luks_probe_dev(const struct er_luks_dev *dev)
-{
-	/* primary header only so far: the secondary offsets come with the recovery change */
-	uint8_t b[16];
-
-	if (!dev || !dev->read || dev->size < sizeof b || !dev->read(dev->ctx, 0, sizeof b, b))
-		return 0;
-	return er_luks_probe(b, sizeof b);
-}
-
 /* ------------------------------------------------------------------ helpers */
 
 bool er_luks_base64(const char *s, size_t n, uint8_t *out, size_t cap, size_t *out_len)
@@ -225,6 +215,9 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 		      (unsigned long long)data_off, (unsigned long long)dev->size);
 	if (mk_iter == 0)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS1 master key digest iterations 0");
+	if (mk_iter > ER_LUKS_PBKDF2_MAX_ITERATIONS)
+		LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS1 master key digest iterations %u over the cap %u",
+		      mk_iter, ER_LUKS_PBKDF2_MAX_ITERATIONS);
 	if (!fixed_str(b + 168, 40, h->uuid))
 		er_memcpy(h->uuid, b + 168, 40), h->uuid[40] = 0;
 
@@ -244,6 +237,7 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 	er_memcpy(h->digest.digest, b + 112, 20);
 
 	uint64_t area = af_area_bytes(key_bytes, ER_LUKS_STRIPES);
+	char skip[80] = "";
 	for (unsigned i = 0; i < 8; i++) {
 		const uint8_t *k = b + 208 + 48 * i;
 		uint32_t active = be32(k), iter = be32(k + 4), off = be32(k + 40), stripes = be32(k + 44);
@@ -260,6 +254,12 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 		if (a < L1_HDR_SIZE || a + area > data_off)
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS1 keyslot %u: key material at sector %u outside "
 			      "the header area (payload at sector %u)", i, off, payload);
+		if (iter > ER_LUKS_PBKDF2_MAX_ITERATIONS) {
+			if (!skip[0])
+				er_snprintf(skip, sizeof(skip), "keyslot %u: pbkdf2 iterations %u over the cap %u",
+					    i, iter, ER_LUKS_PBKDF2_MAX_ITERATIONS);
+			continue;
+		}
 		ks->usable = true;
 		ks->priority = 1;
 		ks->kdf = ER_LUKS_KDF_PBKDF2;
@@ -275,6 +275,8 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 		ks->stripes = stripes;
 		h->order[h->n_order++] = (uint8_t)i;
 	}
+	if (h->n_order == 0 && skip[0])
+		LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS1: no usable keyslot (%s)", skip);
 	if (h->n_order == 0)
 		LFAIL(err, ER_LUKS_NO_KEYSLOT, "LUKS1: no active keyslot");
 	return ER_LUKS_OK;
@@ -285,6 +287,51 @@ static enum er_luks_status luks1_open(struct er_luks_header *h, const struct er_
 static const uint32_t l2_hdr2_offsets[] = {
 	0x4000, 0x8000, 0x10000, 0x20000, 0x40000, 0x80000, 0x100000, 0x200000, 0x400000,
 };
+
+/* Whether a valid LUKS2 secondary header starts at off: the magic, version 2, hdr_size =
+ * off (the secondary follows a primary of the same size), hdr_offset = off and the
+ * checksum over the copy (read in pieces: no allocator here). */
+static bool l2_secondary_at(const struct er_luks_dev *dev, uint64_t off)
+{
+	uint8_t b[ER_LUKS2_BIN_SIZE], want[ER_HASH_MAX_LEN], got[ER_HASH_MAX_LEN];
+	char alg[32];
+	enum er_hash h;
+	struct er_hash_ctx c;
+
+	if (off > dev->size || dev->size - off < ER_LUKS2_BIN_SIZE || !dev_read(dev, off, sizeof(b), b))
+		return false;
+	if (er_memcmp(b, magic2, 6) || be16(b + 6) != 2 || be64(b + 8) != off || be64(b + 256) != off ||
+	    dev->size - off < off || !fixed_str(b + 72, 32, alg) || !hash_name(alg, &h))
+		return false;
+	size_t hl = er_hash_len(h);
+	er_memcpy(want, b + 448, hl);
+	er_memset(b + 448, 0, 64);
+	er_hash_init(&c, h);
+	er_hash_update(&c, b, sizeof(b));
+	for (uint64_t at = ER_LUKS2_BIN_SIZE; at < off; at += sizeof(b)) {
+		if (!dev_read(dev, off + at, sizeof(b), b))
+			return false;
+		er_hash_update(&c, b, sizeof(b));
+	}
+	er_hash_final(&c, got);
+	return !er_memcmp(want, got, hl);
+}
+
+unsigned er_luks_probe_dev(const struct er_luks_dev *dev)
+{
+	uint8_t b[16];
+
+	if (!dev || !dev->read || dev->size < sizeof(b) || !dev_read(dev, 0, sizeof(b), b))
+		return 0;
+	unsigned v = er_luks_probe(b, sizeof(b));
+	if (v)
+		return v;
+	/* the primary is damaged: a secondary at one of the offsets cryptsetup tries */
+	for (unsigned i = 0; i < ER_ARRAY_SIZE(l2_hdr2_offsets); i++)
+		if (l2_secondary_at(dev, l2_hdr2_offsets[i]))
+			return 2;
+	return 0;
+}
 
 struct l2_copy {
 	uint8_t *buf;                   /* hdr_size bytes, from the allocator */
@@ -461,15 +508,150 @@ static void skip_slot(struct l2_ctx *x, unsigned id, const char *what, const cha
 		er_snprintf(x->skip, sizeof(x->skip), "keyslot %u: %s%s", id, what, name);
 }
 
+/* The parts of a luks2 keyslot: each returns CORRUPT for a broken field, or OK with *use
+ * false when it skipped the keyslot (skip_slot says why). */
+
+/* area: raw aes-xts-plain64 inside the keyslots area */
+static enum er_luks_status l2_ks_area(struct l2_ctx *x, unsigned id, const struct er_json *area,
+				      bool *use, struct er_luks_err *err)
+{
+	struct er_luks_keyslot *k = &x->h->ks[id];
+	char s[40];
+	uint64_t off, size, aks;
+
+	*use = false;
+	if (!get_str(area, "type", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area type", id);
+	if (!streq(s, "raw")) {
+		skip_slot(x, id, "area type ", s);
+		return ER_LUKS_OK;
+	}
+	if (er_json_get_u64(area, "offset", &off) || er_json_get_u64(area, "size", &size) ||
+	    er_json_get_u64(area, "key_size", &aks))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area offset, size or key_size", id);
+	if (off < x->ks_start || off > x->ks_end || size > x->ks_end - off || off % 512)
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area [%llu, +%llu) outside the keyslots "
+		      "area [%llu, %llu)", id, (unsigned long long)off, (unsigned long long)size,
+		      (unsigned long long)x->ks_start, (unsigned long long)x->ks_end);
+	if (!get_str(area, "encryption", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area encryption", id);
+	if (!streq(s, "aes-xts-plain64")) {
+		skip_slot(x, id, "keyslot cipher ", s);
+		return ER_LUKS_OK;
+	}
+	if (aks != 32 && aks != 64) {
+		skip_slot(x, id, "keyslot cipher key size not 32/64 bytes", "");
+		return ER_LUKS_OK;
+	}
+	k->area_offset = off;
+	k->area_size = size;
+	k->area_key_size = (uint32_t)aks;
+	*use = true;
+	return ER_LUKS_OK;
+}
+
+/* af: luks1 with 4000 stripes and a known hash, fitting the area */
+static enum er_luks_status l2_ks_af(struct l2_ctx *x, unsigned id, const struct er_json *af,
+				    bool *use, struct er_luks_err *err)
+{
+	struct er_luks_keyslot *k = &x->h->ks[id];
+	char s[40];
+	enum er_hash hh;
+
+	*use = false;
+	if (!get_str(af, "type", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af type", id);
+	if (!streq(s, "luks1")) {
+		skip_slot(x, id, "af type ", s);
+		return ER_LUKS_OK;
+	}
+	if (!get_u32(af, "stripes", &k->stripes) || k->stripes != ER_LUKS_STRIPES)
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af stripes (LUKS uses 4000)", id);
+	if (!get_str(af, "hash", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af hash", id);
+	if (!hash_name(s, &hh)) {
+		skip_slot(x, id, "af hash ", s);
+		return ER_LUKS_OK;
+	}
+	k->af_hash = (uint8_t)hh;
+	if (k->key_size > ER_LUKS_MAX_KEY) {
+		skip_slot(x, id, "volume key longer than 64 bytes", "");
+		return ER_LUKS_OK;
+	}
+	if (af_area_bytes(k->key_size, k->stripes) > k->area_size)
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area of %llu bytes holds no %u x %u key "
+		      "material", id, (unsigned long long)k->area_size, k->key_size, k->stripes);
+	*use = true;
+	return ER_LUKS_OK;
+}
+
+/* kdf: pbkdf2 (sha1/256/512) or argon2i/id, within the caps of luks.h, and its salt */
+static enum er_luks_status l2_ks_kdf(struct l2_ctx *x, unsigned id, const struct er_json *kdf,
+				     bool *use, struct er_luks_err *err)
+{
+	struct er_luks_keyslot *k = &x->h->ks[id];
+	char s[40], why[80];       /* s: as the keyslot's other strings, 40 bytes */
+	enum er_hash hh;
+
+	*use = false;
+	if (!get_str(kdf, "type", s, sizeof(s)))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: kdf type", id);
+	if (streq(s, "pbkdf2")) {
+		char hs[16];
+		k->kdf = ER_LUKS_KDF_PBKDF2;
+		if (!get_str(kdf, "hash", hs, sizeof(hs)))
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 hash", id);
+		if (!hash_name(hs, &hh)) {
+			skip_slot(x, id, "pbkdf2 hash ", hs);
+			return ER_LUKS_OK;
+		}
+		k->kdf_hash = (uint8_t)hh;
+		if (!get_u32(kdf, "iterations", &k->iterations) || k->iterations == 0)
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 iterations", id);
+		if (k->iterations > ER_LUKS_PBKDF2_MAX_ITERATIONS) {
+			er_snprintf(why, sizeof(why), "pbkdf2 iterations %u over the cap %u", k->iterations,
+				    ER_LUKS_PBKDF2_MAX_ITERATIONS);
+			skip_slot(x, id, why, "");
+			return ER_LUKS_OK;
+		}
+	} else if (streq(s, "argon2i") || streq(s, "argon2id")) {
+		k->kdf = streq(s, "argon2i") ? ER_LUKS_KDF_ARGON2I : ER_LUKS_KDF_ARGON2ID;
+		if (!get_u32(kdf, "time", &k->iterations) || !get_u32(kdf, "memory", &k->memory_kib) ||
+		    !get_u32(kdf, "cpus", &k->cpus) || k->iterations == 0 || k->cpus == 0 ||
+		    k->memory_kib < 8 * k->cpus)
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 time, memory or cpus", id);
+		if (k->memory_kib > ER_LUKS_ARGON2_MAX_KIB || k->cpus > ER_LUKS_ARGON2_MAX_CPUS) {
+			er_snprintf(why, sizeof(why), "argon2 %u KiB x%u (caps 4 GiB, 16)", k->memory_kib, k->cpus);
+			skip_slot(x, id, why, "");
+			return ER_LUKS_OK;
+		}
+		if ((uint64_t)k->iterations * k->memory_kib > ER_LUKS_ARGON2_MAX_WORK_KIB) {
+			er_snprintf(why, sizeof(why), "argon2 time %u x %u KiB over the cap %llu KiB",
+				    k->iterations, k->memory_kib, (unsigned long long)ER_LUKS_ARGON2_MAX_WORK_KIB);
+			skip_slot(x, id, why, "");
+			return ER_LUKS_OK;
+		}
+	} else {
+		skip_slot(x, id, "kdf ", s);
+		return ER_LUKS_OK;
+	}
+	if (!get_b64(kdf, "salt", k->salt, sizeof(k->salt), &k->salt_len))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: kdf salt", id);
+	if (k->kdf != ER_LUKS_KDF_PBKDF2 && k->salt_len < 8)
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 salt shorter than 8 bytes", id);
+	*use = true;
+	return ER_LUKS_OK;
+}
+
 /* one keyslot of type luks2; CORRUPT for broken fields, OK otherwise (usable or skipped) */
 static enum er_luks_status l2_keyslot(struct l2_ctx *x, unsigned id, const struct er_json *ks,
 				      struct er_luks_err *err)
 {
 	struct er_luks_keyslot *k = &x->h->ks[id];
 	struct er_json area, kdf, af;
-	char s[40];
 	uint64_t v;
-	enum er_hash hh;
+	enum er_luks_status st;
+	bool use;
 
 	if (er_json_get_u64(ks, "key_size", &v) || v == 0 || v > 512)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: key_size", id);
@@ -484,92 +666,10 @@ static enum er_luks_status l2_keyslot(struct l2_ctx *x, unsigned id, const struc
 	    er_json_get_type(ks, "kdf", ER_JSON_OBJECT, &kdf) ||
 	    er_json_get_type(ks, "af", ER_JSON_OBJECT, &af))
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area, kdf or af missing", id);
-
-	/* area */
-	if (!get_str(&area, "type", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area type", id);
-	if (!streq(s, "raw")) {
-		skip_slot(x, id, "area type ", s);
-		return ER_LUKS_OK;
-	}
-	uint64_t off, size, aks;
-	if (er_json_get_u64(&area, "offset", &off) || er_json_get_u64(&area, "size", &size) ||
-	    er_json_get_u64(&area, "key_size", &aks))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area offset, size or key_size", id);
-	if (off < x->ks_start || off > x->ks_end || size > x->ks_end - off || off % 512)
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area [%llu, +%llu) outside the keyslots "
-		      "area [%llu, %llu)", id, (unsigned long long)off, (unsigned long long)size,
-		      (unsigned long long)x->ks_start, (unsigned long long)x->ks_end);
-	if (!get_str(&area, "encryption", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area encryption", id);
-	if (!streq(s, "aes-xts-plain64")) {
-		skip_slot(x, id, "keyslot cipher ", s);
-		return ER_LUKS_OK;
-	}
-	if (aks != 32 && aks != 64) {
-		skip_slot(x, id, "keyslot cipher key size not 32/64 bytes", "");
-		return ER_LUKS_OK;
-	}
-	k->area_offset = off;
-	k->area_size = size;
-	k->area_key_size = (uint32_t)aks;
-
-	/* af */
-	if (!get_str(&af, "type", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af type", id);
-	if (!streq(s, "luks1")) {
-		skip_slot(x, id, "af type ", s);
-		return ER_LUKS_OK;
-	}
-	if (!get_u32(&af, "stripes", &k->stripes) || k->stripes != ER_LUKS_STRIPES)
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af stripes (LUKS uses 4000)", id);
-	if (!get_str(&af, "hash", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: af hash", id);
-	if (!hash_name(s, &hh)) {
-		skip_slot(x, id, "af hash ", s);
-		return ER_LUKS_OK;
-	}
-	k->af_hash = (uint8_t)hh;
-	if (k->key_size > ER_LUKS_MAX_KEY) {
-		skip_slot(x, id, "volume key longer than 64 bytes", "");
-		return ER_LUKS_OK;
-	}
-	if (af_area_bytes(k->key_size, k->stripes) > size)
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: area of %llu bytes holds no %u x %u key "
-		      "material", id, (unsigned long long)size, k->key_size, k->stripes);
-
-	/* kdf */
-	if (!get_str(&kdf, "type", s, sizeof(s)))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: kdf type", id);
-	if (streq(s, "pbkdf2")) {
-		char hs[16];
-		k->kdf = ER_LUKS_KDF_PBKDF2;
-		if (!get_str(&kdf, "hash", hs, sizeof(hs)))
-			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 hash", id);
-		if (!hash_name(hs, &hh)) {
-			skip_slot(x, id, "pbkdf2 hash ", hs);
-			return ER_LUKS_OK;
-		}
-		k->kdf_hash = (uint8_t)hh;
-		if (!get_u32(&kdf, "iterations", &k->iterations) || k->iterations == 0)
-			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: pbkdf2 iterations", id);
-	} else if (streq(s, "argon2i") || streq(s, "argon2id")) {
-		k->kdf = streq(s, "argon2i") ? ER_LUKS_KDF_ARGON2I : ER_LUKS_KDF_ARGON2ID;
-		if (!get_u32(&kdf, "time", &k->iterations) || !get_u32(&kdf, "memory", &k->memory_kib) ||
-		    !get_u32(&kdf, "cpus", &k->cpus) || k->iterations == 0 || k->cpus == 0 ||
-		    k->memory_kib < 8 * k->cpus)
-			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 time, memory or cpus", id);
-		if (k->memory_kib > ER_LUKS_ARGON2_MAX_KIB || k->cpus > ER_LUKS_ARGON2_MAX_CPUS)
-			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2 keyslot %u: argon2 with %u KiB and %u "
-			      "threads (at most 4 GiB, 16)", id, k->memory_kib, k->cpus);
-	} else {
-		skip_slot(x, id, "kdf ", s);
-		return ER_LUKS_OK;
-	}
-	if (!get_b64(&kdf, "salt", k->salt, sizeof(k->salt), &k->salt_len))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: kdf salt", id);
-	if (k->kdf != ER_LUKS_KDF_PBKDF2 && k->salt_len < 8)
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: argon2 salt shorter than 8 bytes", id);
+	if ((st = l2_ks_area(x, id, &area, &use, err)) || !use ||
+	    (st = l2_ks_af(x, id, &af, &use, err)) || !use ||
+	    (st = l2_ks_kdf(x, id, &kdf, &use, err)) || !use)
+		return st;
 
 	if (!(x->digest_ks & (1u << id))) {
 		skip_slot(x, id, "not bound to the data segment's digest", "");
@@ -672,6 +772,9 @@ static enum er_luks_status l2_digest(struct l2_ctx *x, const struct er_json *dig
 		d->hash = (uint8_t)hh;
 		if (!get_u32(&dg, "iterations", &d->iterations) || d->iterations == 0)
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: digest iterations");
+		if (d->iterations > ER_LUKS_PBKDF2_MAX_ITERATIONS)
+			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: digest pbkdf2 iterations %u over the cap %u",
+			      d->iterations, ER_LUKS_PBKDF2_MAX_ITERATIONS);
 		if (!get_b64(&dg, "salt", d->salt, sizeof(d->salt), &d->salt_len) ||
 		    !get_b64(&dg, "digest", d->digest, sizeof(d->digest), &d->digest_len) ||
 		    d->digest_len < 16)
@@ -695,35 +798,23 @@ static unsigned token_rank(uint8_t t)
 	return t == ER_LUKS_TOKEN_HW ? 3 : t == ER_LUKS_TOKEN_TPM2 ? 2 : t == ER_LUKS_TOKEN_OTHER ? 1 : 0;
 }
 
-static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, size_t len,
-				    uint64_t dev_size, struct er_luks_err *err)
+/* config: json_size for the header size, the keyslots area; no mandatory requirement */
+static enum er_luks_status l2_config(struct l2_ctx *x, const struct er_json *cfg, struct er_luks_err *err)
 {
-	struct l2_ctx x;
-	struct er_json root, cfg, segs, digs, slots, toks, v, key, val;
-	struct er_json_iter it;
+	struct er_json v;
 	char s[48];
 	uint64_t json_size, ks_size;
-	enum er_luks_status st;
 
-	er_memset(&x, 0, sizeof(x));
-	x.h = h;
-	x.dev_size = dev_size;
-	if (er_json_parse(json, len, &root, 0) ||
-	    er_json_get_type(&root, "config", ER_JSON_OBJECT, &cfg) ||
-	    er_json_get_type(&root, "segments", ER_JSON_OBJECT, &segs) ||
-	    er_json_get_type(&root, "digests", ER_JSON_OBJECT, &digs) ||
-	    er_json_get_type(&root, "keyslots", ER_JSON_OBJECT, &slots))
-		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: JSON without config, segments, digests or keyslots");
-	if (er_json_get_u64(&cfg, "json_size", &json_size) || er_json_get_u64(&cfg, "keyslots_size", &ks_size))
+	if (er_json_get_u64(cfg, "json_size", &json_size) || er_json_get_u64(cfg, "keyslots_size", &ks_size))
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: config json_size or keyslots_size");
-	if (json_size != h->hdr_size - ER_LUKS2_BIN_SIZE)
+	if (json_size != x->h->hdr_size - ER_LUKS2_BIN_SIZE)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: json_size %llu for hdr_size %llu",
-		      (unsigned long long)json_size, (unsigned long long)h->hdr_size);
-	x.ks_start = 2 * h->hdr_size;
-	if (ks_size > dev_size || x.ks_start > dev_size - ks_size || ks_size % 4096)
+		      (unsigned long long)json_size, (unsigned long long)x->h->hdr_size);
+	x->ks_start = 2 * x->h->hdr_size;
+	if (ks_size > x->dev_size || x->ks_start > x->dev_size - ks_size || ks_size % 4096)
 		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: keyslots_size %llu", (unsigned long long)ks_size);
-	x.ks_end = x.ks_start + ks_size;
-	if (!er_json_get(&cfg, "requirements", &v)) {
+	x->ks_end = x->ks_start + ks_size;
+	if (!er_json_get(cfg, "requirements", &v)) {
 		struct er_json mand, first;
 		if (!er_json_get_type(&v, "mandatory", ER_JSON_ARRAY, &mand) && er_json_count(&mand)) {
 			size_t l = 0;
@@ -732,17 +823,20 @@ static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, 
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: mandatory requirement %s", s);
 		}
 	}
+	return ER_LUKS_OK;
+}
 
-	st = l2_segment(&x, &segs, err);
-	if (st)
-		return st;
-	st = l2_digest(&x, &digs, err);
-	if (st)
-		return st;
-
-	/* the volume key size: the keyslots of the digest agree on it (checked below) */
+/* the volume key size: from the first keyslot the segment's digest names (the others are
+ * checked against it in l2_keyslot); also refuses ids out of range or named twice */
+static enum er_luks_status l2_volume_key_size(struct l2_ctx *x, const struct er_json *slots,
+					      struct er_luks_err *err)
+{
+	struct er_luks_header *h = x->h;
+	struct er_json_iter it;
+	struct er_json key, val;
 	uint32_t ids = 0;
-	er_json_iter_init(&it, &slots);
+
+	er_json_iter_init(&it, slots);
 	while (er_json_next(&it, &key, &val) > 0) {
 		unsigned id;
 		uint64_t ksz;
@@ -751,63 +845,88 @@ static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, 
 		if (ids & (1u << id))           /* "1" and "01" */
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: keyslot %u named twice", id);
 		ids |= 1u << id;
-		if ((x.digest_ks & (1u << id)) && !h->seg.key_size && !er_json_get_u64(&val, "key_size", &ksz))
+		if ((x->digest_ks & (1u << id)) && !h->seg.key_size && !er_json_get_u64(&val, "key_size", &ksz))
 			h->seg.key_size = ksz <= 512 ? (uint32_t)ksz : 0;
 	}
 	if (h->seg.key_size != 32 && h->seg.key_size != 64)
 		LFAIL(err, h->seg.key_size > 64 || !h->seg.key_size ? ER_LUKS_CORRUPT : ER_LUKS_UNSUPPORTED,
 		      "LUKS2: volume key of %u bytes (aes-xts-plain64 takes 32 or 64)", h->seg.key_size);
+	return ER_LUKS_OK;
+}
 
-	er_json_iter_init(&it, &slots);
+/* every keyslot: luks2 ones through l2_keyslot, other types skipped, reencrypt refused */
+static enum er_luks_status l2_keyslots(struct l2_ctx *x, const struct er_json *slots,
+				       struct er_luks_err *err)
+{
+	struct er_json_iter it;
+	struct er_json key, val;
+	char s[48];
+	enum er_luks_status st;
+
+	er_json_iter_init(&it, slots);
 	while (er_json_next(&it, &key, &val) > 0) {
 		unsigned id = 0;
-		id_of(&key, ER_LUKS_MAX_KEYSLOTS, &id);   /* checked by the loop above */
-		x.present |= 1u << id;
+		id_of(&key, ER_LUKS_MAX_KEYSLOTS, &id);   /* checked by l2_volume_key_size */
+		x->present |= 1u << id;
 		if (!get_str(&val, "type", s, sizeof(s)))
 			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2 keyslot %u: type", id);
 		if (streq(s, "reencrypt"))
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: a reencryption keyslot (reencryption in progress)");
 		if (!streq(s, "luks2")) {
-			skip_slot(&x, id, "type ", s);
+			skip_slot(x, id, "type ", s);
 			continue;
 		}
-		st = l2_keyslot(&x, id, &val, err);
+		st = l2_keyslot(x, id, &val, err);
 		if (st)
 			return st;
 	}
+	return ER_LUKS_OK;
+}
 
-	/* tokens: which keyslots belong to one */
-	if (!er_json_get_type(&root, "tokens", ER_JSON_OBJECT, &toks)) {
-		er_json_iter_init(&it, &toks);
-		while (er_json_next(&it, &key, &val) > 0) {
-			struct er_json kss, e;
-			struct er_json_iter ki;
-			uint8_t kind;
-			if (val.type != ER_JSON_OBJECT || !get_str(&val, "type", s, sizeof(s)) ||
-			    er_json_get_type(&val, "keyslots", ER_JSON_ARRAY, &kss))
-				LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: token without type or keyslots");
-			if (streq(s, "systemd-tpm2"))
-				kind = ER_LUKS_TOKEN_TPM2;
-			else if (streq(s, "systemd-fido2") || streq(s, "systemd-pkcs11"))
-				kind = ER_LUKS_TOKEN_HW;
-			else
-				kind = ER_LUKS_TOKEN_OTHER;
-			er_json_iter_init(&ki, &kss);
-			while (er_json_next(&ki, 0, &e) > 0) {
-				unsigned id;
-				if (!id_of(&e, ER_LUKS_MAX_KEYSLOTS, &id))
-					LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: token names a keyslot out of range");
-				/* named by several tokens: hardware > TPM2 > other */
-				if (token_rank(kind) > token_rank(h->ks[id].token))
-					h->ks[id].token = kind;
-			}
+/* tokens: which keyslots belong to one, and of what kind */
+static enum er_luks_status l2_tokens(struct l2_ctx *x, const struct er_json *root, struct er_luks_err *err)
+{
+	struct er_json toks, key, val;
+	struct er_json_iter it;
+	char s[48];
+
+	if (er_json_get_type(root, "tokens", ER_JSON_OBJECT, &toks))
+		return ER_LUKS_OK;
+	er_json_iter_init(&it, &toks);
+	while (er_json_next(&it, &key, &val) > 0) {
+		struct er_json kss, e;
+		struct er_json_iter ki;
+		uint8_t kind;
+		if (val.type != ER_JSON_OBJECT || !get_str(&val, "type", s, sizeof(s)) ||
+		    er_json_get_type(&val, "keyslots", ER_JSON_ARRAY, &kss))
+			LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: token without type or keyslots");
+		if (streq(s, "systemd-tpm2"))
+			kind = ER_LUKS_TOKEN_TPM2;
+		else if (streq(s, "systemd-fido2") || streq(s, "systemd-pkcs11"))
+			kind = ER_LUKS_TOKEN_HW;
+		else
+			kind = ER_LUKS_TOKEN_OTHER;
+		er_json_iter_init(&ki, &kss);
+		while (er_json_next(&ki, 0, &e) > 0) {
+			unsigned id;
+			if (!id_of(&e, ER_LUKS_MAX_KEYSLOTS, &id))
+				LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: token names a keyslot out of range");
+			/* named by several tokens: hardware > TPM2 > other */
+			if (token_rank(kind) > token_rank(x->h->ks[id].token))
+				x->h->ks[id].token = kind;
 		}
 	}
+	return ER_LUKS_OK;
+}
 
-	/* which keyslots a passphrase is tried on, and in what order */
+/* which keyslots a passphrase is tried on, and in what order; TPM2-only / token-only */
+static enum er_luks_status l2_order(struct l2_ctx *x, struct er_luks_err *err)
+{
+	struct er_luks_header *h = x->h;
 	unsigned n_tpm2 = 0, n_hw = 0, n_tok = 0, n_all = 0;
+
 	for (unsigned i = 0; i < ER_LUKS_MAX_KEYSLOTS; i++) {
-		if (!(x.present & (1u << i)))
+		if (!(x->present & (1u << i)))
 			continue;
 		n_all++;
 		n_tok += h->ks[i].token != ER_LUKS_TOKEN_NONE;
@@ -828,12 +947,35 @@ static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, 
 		LFAIL(err, ER_LUKS_TOKEN_ONLY, "LUKS2: every keyslot (%u) belongs to a token "
 		      "(FIDO2/PKCS#11/TPM2 hardware); no passphrase keyslot", n_all);
 	if (h->n_order == 0) {
-		if (x.skip[0])
-			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: no usable keyslot (%s)", x.skip);
+		if (x->skip[0])
+			LFAIL(err, ER_LUKS_UNSUPPORTED, "LUKS2: no usable keyslot (%s)", x->skip);
 		LFAIL(err, ER_LUKS_NO_KEYSLOT, "LUKS2: no keyslot a passphrase can open (%u keyslots, "
 		      "priority ignore or none)", n_all);
 	}
 	return ER_LUKS_OK;
+}
+
+static enum er_luks_status l2_parse(struct er_luks_header *h, const char *json, size_t len,
+				    uint64_t dev_size, struct er_luks_err *err)
+{
+	struct l2_ctx x;
+	struct er_json root, cfg, segs, digs, slots;
+	enum er_luks_status st;
+
+	er_memset(&x, 0, sizeof(x));
+	x.h = h;
+	x.dev_size = dev_size;
+	if (er_json_parse(json, len, &root, 0) ||
+	    er_json_get_type(&root, "config", ER_JSON_OBJECT, &cfg) ||
+	    er_json_get_type(&root, "segments", ER_JSON_OBJECT, &segs) ||
+	    er_json_get_type(&root, "digests", ER_JSON_OBJECT, &digs) ||
+	    er_json_get_type(&root, "keyslots", ER_JSON_OBJECT, &slots))
+		LFAIL(err, ER_LUKS_CORRUPT, "LUKS2: JSON without config, segments, digests or keyslots");
+	if ((st = l2_config(&x, &cfg, err)) || (st = l2_segment(&x, &segs, err)) ||
+	    (st = l2_digest(&x, &digs, err)) || (st = l2_volume_key_size(&x, &slots, err)) ||
+	    (st = l2_keyslots(&x, &slots, err)) || (st = l2_tokens(&x, &root, err)))
+		return st;
+	return l2_order(&x, err);
 }
 
 static enum er_luks_status luks2_open(struct er_luks_header *h, const struct er_luks_dev *dev,
@@ -852,13 +994,21 @@ static enum er_luks_status luks2_open(struct er_luks_header *h, const struct er_
 		if (st == ER_LUKS_IO || st == ER_LUKS_NOMEM)
 			goto io;
 	} else {
-		/* the primary is damaged: the secondary sits at one of the sizes LUKS2 allows */
+		/* the primary is damaged: the secondary sits at one of the sizes LUKS2 allows;
+		 * like cryptsetup (LUKS2_disk_hdr_read), the first valid one; the reason the
+		 * first one with a magic is not valid is kept for the message */
+		struct l2_copy t;
 		for (unsigned i = 0; i < ER_ARRAY_SIZE(l2_hdr2_offsets); i++) {
-			st = l2_read_copy(dev, m, l2_hdr2_offsets[i], true, &s);
+			er_memset(&t, 0, sizeof(t));
+			st = l2_read_copy(dev, m, l2_hdr2_offsets[i], true, &t);
 			if (st == ER_LUKS_IO || st == ER_LUKS_NOMEM)
 				goto io;
-			if (s.magic)
+			if (st == ER_LUKS_OK) {
+				s = t;
 				break;
+			}
+			if (t.magic && !s.magic)
+				s = t;          /* no buffer: l2_read_copy gave it back */
 		}
 	}
 	if (!p.buf && !s.buf) {
@@ -906,11 +1056,21 @@ enum er_luks_status er_luks_open(struct er_luks_header *h, const struct er_luks_
 
 /* ------------------------------------------------------------------ unlock */
 
+/* the KDFs' stop hook: the caller's cancel hook */
+static bool cancel_requested(void *ctx)
+{
+	const struct er_luks_cancel *c = ctx;
+	return c->requested(c->ctx);
+}
+
 static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned id,
 				       const struct er_luks_dev *dev, const struct er_luks_mem *m,
-				       const struct er_lanes *lanes, const uint8_t *pw, size_t pwlen,
-				       uint8_t *vk, struct er_luks_err *err)
+				       const struct er_lanes *lanes, const struct er_luks_cancel *cancel,
+				       const uint8_t *pw, size_t pwlen, uint8_t *vk, struct er_luks_err *err)
 {
+	bool (*stop)(void *) = cancel && cancel->requested ? cancel_requested : 0;
+	void *sctx = (void *)cancel;
+	bool stopped = false;
 	const struct er_luks_keyslot *k = &h->ks[id];
 	const struct er_luks_digest *d = &h->digest;
 	uint8_t kk[ER_LUKS_MAX_KEY], cand[ER_LUKS_MAX_KEY];
@@ -918,9 +1078,11 @@ static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned 
 	enum er_luks_status st = ER_LUKS_OK;
 
 	if (k->kdf == ER_LUKS_KDF_PBKDF2) {
-		if (!er_pbkdf2((enum er_hash)k->kdf_hash, pw, pwlen, k->salt, k->salt_len, k->iterations,
-			       kk, k->area_key_size)) {
+		if (!er_pbkdf2_poll((enum er_hash)k->kdf_hash, pw, pwlen, k->salt, k->salt_len, k->iterations,
+				    kk, k->area_key_size, stop, sctx, &stopped)) {
 			er_wipe(kk, sizeof(kk));
+			if (stopped)
+				LFAIL(err, ER_LUKS_INTERRUPTED, "keyslot %u: interrupted", id);
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "keyslot %u: pbkdf2 parameters refused", id);
 		}
 	} else {
@@ -936,10 +1098,12 @@ static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned 
 		if (!mem)
 			LFAIL(err, ER_LUKS_NOMEM, "keyslot %u: no memory for argon2 (%llu KiB)", id,
 			      (unsigned long long)(n >> 10));
-		bool ok = er_argon2(&p, mem, n, lanes, kk, k->area_key_size);
-		m->free(m->ctx, mem, n);         /* er_argon2 wiped it */
+		bool ok = er_argon2_poll(&p, mem, n, lanes, stop, sctx, &stopped, kk, k->area_key_size);
+		m->free(m->ctx, mem, n);         /* er_argon2_poll wiped it */
 		if (!ok) {
 			er_wipe(kk, sizeof(kk));
+			if (stopped)
+				LFAIL(err, ER_LUKS_INTERRUPTED, "keyslot %u: interrupted", id);
 			LFAIL(err, ER_LUKS_UNSUPPORTED, "keyslot %u: argon2 parameters refused", id);
 		}
 	}
@@ -968,10 +1132,10 @@ static enum er_luks_status try_keyslot(const struct er_luks_header *h, unsigned 
 	er_luks_af_merge(buf, k->key_size, k->stripes, (enum er_hash)k->af_hash, cand);
 
 	uint8_t dig[ER_LUKS_MAX_KEY];
-	if (!er_pbkdf2((enum er_hash)d->hash, cand, k->key_size, d->salt, d->salt_len, d->iterations,
-		       dig, d->digest_len)) {
-		set_err(err, ER_LUKS_UNSUPPORTED, "digest parameters refused");
-		st = ER_LUKS_UNSUPPORTED;
+	if (!er_pbkdf2_poll((enum er_hash)d->hash, cand, k->key_size, d->salt, d->salt_len, d->iterations,
+			    dig, d->digest_len, stop, sctx, &stopped)) {
+		st = stopped ? ER_LUKS_INTERRUPTED : ER_LUKS_UNSUPPORTED;
+		set_err(err, st, stopped ? "interrupted in the digest" : "digest parameters refused");
 	} else if (er_ct_equal(dig, d->digest, d->digest_len)) {
 		er_memcpy(vk, cand, k->key_size);
 	} else {
@@ -991,7 +1155,6 @@ enum er_luks_status er_luks_unlock(const struct er_luks_header *h, const struct 
 				   const struct er_luks_cancel *cancel, const uint8_t *pw, size_t pwlen,
 				   uint8_t *vk, size_t *vk_len, unsigned *slot, struct er_luks_err *err)
 {
-	(void)cancel;   /* interface only so far: polled by the KDFs in the next change */
 	if (!h || !dev || !dev->read || !mem || !mem->alloc || !mem->free || (!pw && pwlen) || !vk ||
 	    !vk_len || (h->version != 1 && h->version != 2) || h->n_order > ER_LUKS_MAX_KEYSLOTS)
 		LFAIL(err, ER_LUKS_BAD_ARG, "er_luks_unlock: bad argument");
@@ -1003,7 +1166,7 @@ enum er_luks_status er_luks_unlock(const struct er_luks_header *h, const struct 
 		unsigned id = h->order[i];
 		if (id >= ER_LUKS_MAX_KEYSLOTS || !h->ks[id].usable)
 			continue;
-		enum er_luks_status st = try_keyslot(h, id, dev, mem, lanes, pw, pwlen, vk, err);
+		enum er_luks_status st = try_keyslot(h, id, dev, mem, lanes, cancel, pw, pwlen, vk, err);
 		if (st == ER_LUKS_OK) {
 			*vk_len = h->ks[id].key_size;
 			if (slot)
@@ -1014,8 +1177,9 @@ enum er_luks_status er_luks_unlock(const struct er_luks_header *h, const struct 
 			}
 			return ER_LUKS_OK;
 		}
-		/* I/O and memory failures stop: a later keyslot would not make them right */
-		if (st == ER_LUKS_IO || st == ER_LUKS_NOMEM) {
+		/* I/O and memory failures stop: a later keyslot would not make them right; an
+		 * interruption is the user's wish */
+		if (st == ER_LUKS_IO || st == ER_LUKS_NOMEM || st == ER_LUKS_INTERRUPTED) {
 			er_wipe(vk, ER_LUKS_MAX_KEY);
 			return st;
 		}

@@ -10,10 +10,11 @@
  *          no integrity, no reencryption; a pbkdf2 digest bound to that segment; keyslots
  *          of type luks2 with kdf pbkdf2 (sha1/sha256/sha512), argon2i or argon2id, area
  *          raw aes-xts-plain64 (32/64-byte key) inside the keyslots area, af luks1 with
- *          4000 stripes. Keyslots that are not usable (another cipher, kdf, type) are
- *          skipped; no usable keyslot left is a refusal.
+ *          4000 stripes. Keyslots that are not usable (another cipher, kdf, type, a KDF
+ *          cost over the caps below) are skipped; no usable keyslot left is a refusal.
  *   LUKS1: cipher aes, mode xts-plain64, hash sha1/sha256/sha512, key 32 or 64 bytes,
- *          active keyslots with 4000 stripes inside the header area before the payload.
+ *          active keyslots with 4000 stripes inside the header area before the payload
+ *          (iterations over ER_LUKS_PBKDF2_MAX_ITERATIONS: the keyslot is skipped).
  *
  * Tokens (LUKS2): a passphrase can be tried on every keyslot whose priority is not 0
  * ("ignore"); keyslots that no token names are tried first. When every keyslot is named
@@ -24,9 +25,11 @@
  *
  * Use:
  *   er_luks_probe(first 512 bytes)       1, 2 or 0: a quick look at the primary magic
+ *   er_luks_probe_dev(&dev)              the same, or 2 for a valid LUKS2 secondary header
+ *                                        when the primary is damaged (what the loader uses)
  *   er_luks_open(&hdr, &dev, &mem, &err) reads and checks the header(s) into hdr (no
  *                                        pointers into the device; buffers given back)
- *   er_luks_unlock(&hdr, &dev, &mem, lanes, pw, pwlen, vk, &vklen, &slot, &err)
+ *   er_luks_unlock(&hdr, &dev, &mem, lanes, cancel, pw, pwlen, vk, &vklen, &slot, &err)
  *                                        the volume key (wiped by the caller when done)
  *   er_luks_segment_crypt(&hdr.seg, &xts, offset, buf, len, encrypt)
  *                                        data sectors, with er_aes_xts_init(&xts, vk, vklen)
@@ -47,7 +50,29 @@
 #define ER_LUKS2_HDR_MAX     0x400000u
 #define ER_LUKS2_BIN_SIZE    4096u      /* the binary part of a LUKS2 header copy */
 #define ER_LUKS_ARGON2_MAX_KIB (4u * 1024 * 1024)  /* 4 GiB, cryptsetup's maximum */
-#define ER_LUKS_ARGON2_MAX_CPUS 16u
+#define ER_LUKS_ARGON2_MAX_CPUS 16u     /* cryptsetup writes at most 4 (its max_parallel) */
+
+/* Caps on the KDF cost a header may ask for. The header is not authenticated: without a
+ * cap a keyslot with 2^32 - 1 iterations would keep the firmware busy for days before the
+ * fallback boot. A keyslot over a cap is not usable (skipped, with the reason in the
+ * detail; none left: the container is refused at once); a digest over the cap refuses the
+ * container. The caps are far above what cryptsetup writes:
+ *   PBKDF2: cryptsetup benchmarks the iterations for --iter-time (default 2000 ms for
+ *   keyslots, 125 ms for the digest; its limits are 1000 .. 2^32 - 1); its benchmark
+ *   reports 2-8 million iterations a second on current CPUs (sha256 with SHA-NI being the
+ *   fastest), so a default keyslot has up to about 16 million. The cap, 10^8, is 6x that
+ *   (or a 12 s --iter-time on the fastest CPU). efiresume's own PBKDF2 does 1.3 (SHA-512),
+ *   2.8 (SHA-1) and 5.7 (SHA-256 with SHA-NI) million iterations a second on one CPU of the
+ *   build host, so a keyslot at the cap costs 20 to 75 s per 32-byte output block.
+ *   Argon2: cryptsetup's default is 1 GiB x 4 threads with the time (passes, at least 4)
+ *   benchmarked for 2000 ms, typically 4-10; its limits are 4 GiB, 4 threads and time
+ *   2^32 - 1. The cost is time x memory (blocks filled), so that is what is capped:
+ *   at most 2^26 KiB (64 GiB of blocks), 6x to 16x a default keyslot (4-10 GiB), 16 passes
+ *   over cryptsetup's 4 GiB maximum. efiresume's Argon2 fills about 0.28 GiB of blocks a
+ *   second per CPU on the build host: a default keyslot takes about 18 s on one CPU, one at
+ *   the cap about 4 minutes (1 with 4 CPUs). The cancel hook (Esc) stops either sooner. */
+#define ER_LUKS_PBKDF2_MAX_ITERATIONS 100000000u
+#define ER_LUKS_ARGON2_MAX_WORK_KIB   (1ull << 26)   /* time x memory, KiB */
 
 enum er_luks_status {
 	ER_LUKS_OK = 0,

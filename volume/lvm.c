@@ -520,139 +520,180 @@ static bool has_flag(const struct parser *p, const char *flag)
 	return (p->t == T_DQ || p->t == T_SQ) && key_is(p, b, e, flag);
 }
 
-/* One value item (idx -1: a scalar; 0.. an array element) of key [kb, ke) in w. */
-static enum er_lvm_status on_item(struct parser *p, const struct where *w, size_t kb, size_t ke, int idx)
+/* The value items of each section: idx -1 a scalar, 0.. an array element, of key [kb, ke). */
+
+static enum er_lvm_status vg_item(struct parser *p, size_t kb, size_t ke, int idx)
 {
 	struct er_lvm_vg *vg = p->vg;
 	enum er_lvm_status r = ER_LVM_OK;
 
-	switch (w->c) {
-	case C_VG:
-		if (idx >= 0)
-			return ER_LVM_OK;   /* status, flags, tags */
-		if (key_is(p, kb, ke, "id"))
-			r = tok_uuid(p, "VG id", vg->uuid);
-		else if (key_is(p, kb, ke, "seqno")) {
-			r = tok_uint(p, "seqno", &vg->seqno);
-			p->have_seqno = true;
-		}
-		else if (key_is(p, kb, ke, "extent_size")) {
-			r = tok_uint(p, "extent_size", &vg->extent_size);
-			p->have_extent_size = true;
-		}
-		return r;
-	case C_PV: {
-		struct er_lvm_pv *pv = &vg->pv[w->pv];
-		if ((key_is(p, kb, ke, "status") || key_is(p, kb, ke, "flags")) && has_flag(p, "MISSING"))
-			pv->missing = true;
-		if (idx >= 0)
-			return ER_LVM_OK;
-		if (key_is(p, kb, ke, "id"))
-			r = tok_uuid(p, "PV id", pv->uuid);
-		else if (key_is(p, kb, ke, "pe_start")) {
-			r = tok_uint(p, "pe_start", &pv->pe_start);
-			p->pv_seen[w->pv] |= PV_HAS_START;
-		} else if (key_is(p, kb, ke, "pe_count")) {
-			r = tok_uint(p, "pe_count", &pv->pe_count);
-			p->pv_seen[w->pv] |= PV_HAS_COUNT;
-		}
-		else if (key_is(p, kb, ke, "dev_size"))
-			r = tok_uint(p, "dev_size", &pv->dev_size);
-		return r;
+	if (idx >= 0)
+		return ER_LVM_OK;   /* status, flags, tags */
+	if (key_is(p, kb, ke, "id"))
+		r = tok_uuid(p, "VG id", vg->uuid);
+	else if (key_is(p, kb, ke, "seqno")) {
+		r = tok_uint(p, "seqno", &vg->seqno);
+		p->have_seqno = true;
 	}
-	case C_LV: {
-		struct er_lvm_lv *lv = &vg->lv[w->lv];
-		if (key_is(p, kb, ke, "status") || key_is(p, kb, ke, "flags")) {
-			if (has_flag(p, "VISIBLE"))
-				lv->visible = true;
-			if (has_flag(p, "LOCKED") || has_flag(p, "PVMOVE"))
-				lv_refuse(lv, ER_LVM_UNSUPPORTED, "%s: a pvmove is in progress", lv->name);
-		}
-		if (idx >= 0)
-			return ER_LVM_OK;
-		if (key_is(p, kb, ke, "id"))
-			r = tok_uuid(p, "LV id", lv->uuid);
-		else if (key_is(p, kb, ke, "segment_count")) {
-			uint64_t v;
-			r = tok_uint(p, "segment_count", &v);
-			lv->segment_count = v > 1000000 ? 1000000 : (int64_t)v;
-		}
-		return r;
+	else if (key_is(p, kb, ke, "extent_size")) {
+		r = tok_uint(p, "extent_size", &vg->extent_size);
+		p->have_extent_size = true;
 	}
-	case C_SEG: {
-		struct er_lvm_lv *lv = &vg->lv[w->lv];
-		struct er_lvm_seg *sg = &lv->seg[w->seg];
-		if (key_is(p, kb, ke, "stripes")) {
-			uint32_t *items = &sg->stripe_items;
-			if (idx < 0)
-				PFAIL(p, ER_LVM_CORRUPT, "stripes is not a list");
-			if (*items < UINT32_MAX)
-				(*items)++;
-			if (idx == 0) {
-				char name[ER_LVM_NAME_MAX];
-				if (!tok_is_string(p))
-					PFAIL(p, ER_LVM_CORRUPT, "stripes[0] is not a name");
-				if (!copy_tok(p, name, sizeof(name)))
-					PFAIL(p, ER_LVM_LIMIT, "stripes[0] is a name longer than %u", ER_LVM_NAME_MAX - 1);
-				sg->pv = -1;
-				for (unsigned i = 0; i < vg->n_pvs; i++)
-					if (er_memcmp(vg->pv[i].name, name, er_strnlen(name, sizeof(name)) + 1) == 0)
-						sg->pv = (int)i;
-				if (sg->pv < 0)
-					lv_refuse(lv, ER_LVM_UNSUPPORTED, "stacked on \"%s\", not a PV (pvmove?)", name);
-				sg->stripe_named = true;
-			} else if (idx == 1) {
-				r = tok_uint(p, "stripes[1]", &sg->pv_extent);
-			} else if (idx % 2 == 0 && !tok_is_string(p)) {
-				PFAIL(p, ER_LVM_CORRUPT, "stripes[%d] is not a name", idx);
-			} else if (idx % 2 == 1 && p->t != T_INT) {
-				PFAIL(p, ER_LVM_CORRUPT, "stripes[%d] is not an extent", idx);
-			}
-			return r;
-		}
-		if (idx >= 0)
-			return ER_LVM_OK;
-		if (key_is(p, kb, ke, "start_extent"))
-			r = tok_uint(p, "start_extent", &sg->start_extent);
-		else if (key_is(p, kb, ke, "extent_count"))
-			r = tok_uint(p, "extent_count", &sg->extent_count);
-		else if (key_is(p, kb, ke, "stripe_count")) {
-			uint64_t v;
-			r = tok_uint(p, "stripe_count", &v);
-			sg->stripe_count = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-		} else if (key_is(p, kb, ke, "type")) {
-			if (p->t != T_DQ && p->t != T_SQ && p->t != T_WORD)
-				PFAIL(p, ER_LVM_CORRUPT, "segment type is not a string");
-			if (!copy_tok(p, sg->type, sizeof(sg->type))) {
-				/* longer than any lvm2 type: keep what fits, it is refused anyway */
-				size_t b, e;
-				inner(p, &b, &e);
-				er_memcpy(sg->type, p->s + b, sizeof(sg->type) - 1);
-				sg->type[sizeof(sg->type) - 1] = 0;
-				sg->kind = ER_LVM_SEG_OTHER;
-			} else {
-				bool lin = er_memcmp(sg->type, "striped", 8) == 0 || er_memcmp(sg->type, "linear", 7) == 0;
-				sg->kind = lin ? ER_LVM_SEG_STRIPED : ER_LVM_SEG_OTHER;
-			}
-		} else if (key_is(p, kb, ke, "origin") || key_is(p, kb, ke, "external_origin") ||
-			   key_is(p, kb, ke, "cow_store") || key_is(p, kb, ke, "merging_store")) {
-			/* a snapshot (or thin snapshot) of that LV, or its copy-on-write store:
-			 * reading or writing either directly bypasses the snapshot, so the named
-			 * LV is refused later */
-			if (!tok_is_string(p))
-				PFAIL(p, ER_LVM_CORRUPT, "snapshot reference is not a name");
-			if (p->n_origins == MAX_ORIGINS)
-				PFAIL(p, ER_LVM_LIMIT, "more than %u snapshot references", MAX_ORIGINS);
-			if (!copy_tok(p, p->origin[p->n_origins], ER_LVM_NAME_MAX))
-				PFAIL(p, ER_LVM_LIMIT, "snapshot reference longer than %u", ER_LVM_NAME_MAX - 1);
-			p->origin_of[p->n_origins] = w->lv;
-			p->origin_store[p->n_origins] = key_is(p, kb, ke, "cow_store") || key_is(p, kb, ke, "merging_store");
-			p->n_origins++;
-		}
-		return r;
-	}
-	default:
+	return r;
+}
+
+static enum er_lvm_status pv_item(struct parser *p, const struct where *w, size_t kb, size_t ke, int idx)
+{
+	struct er_lvm_pv *pv = &p->vg->pv[w->pv];
+	enum er_lvm_status r = ER_LVM_OK;
+
+	if ((key_is(p, kb, ke, "status") || key_is(p, kb, ke, "flags")) && has_flag(p, "MISSING"))
+		pv->missing = true;
+	if (idx >= 0)
 		return ER_LVM_OK;
+	if (key_is(p, kb, ke, "id"))
+		r = tok_uuid(p, "PV id", pv->uuid);
+	else if (key_is(p, kb, ke, "pe_start")) {
+		r = tok_uint(p, "pe_start", &pv->pe_start);
+		p->pv_seen[w->pv] |= PV_HAS_START;
+	} else if (key_is(p, kb, ke, "pe_count")) {
+		r = tok_uint(p, "pe_count", &pv->pe_count);
+		p->pv_seen[w->pv] |= PV_HAS_COUNT;
+	}
+	else if (key_is(p, kb, ke, "dev_size"))
+		r = tok_uint(p, "dev_size", &pv->dev_size);
+	return r;
+}
+
+static enum er_lvm_status lv_item(struct parser *p, const struct where *w, size_t kb, size_t ke, int idx)
+{
+	struct er_lvm_lv *lv = &p->vg->lv[w->lv];
+	enum er_lvm_status r = ER_LVM_OK;
+
+	if (key_is(p, kb, ke, "status") || key_is(p, kb, ke, "flags")) {
+		if (has_flag(p, "VISIBLE"))
+			lv->visible = true;
+		if (has_flag(p, "LOCKED") || has_flag(p, "PVMOVE"))
+			lv_refuse(lv, ER_LVM_UNSUPPORTED, "%s: a pvmove is in progress", lv->name);
+	}
+	if (idx >= 0)
+		return ER_LVM_OK;
+	if (key_is(p, kb, ke, "id"))
+		r = tok_uuid(p, "LV id", lv->uuid);
+	else if (key_is(p, kb, ke, "segment_count")) {
+		uint64_t v;
+		r = tok_uint(p, "segment_count", &v);
+		lv->segment_count = v > 1000000 ? 1000000 : (int64_t)v;
+	}
+	return r;
+}
+
+/* one element of a segment's stripes list: [ "pv0", extent0, "pv1", extent1, ... ] */
+static enum er_lvm_status seg_stripes_item(struct parser *p, const struct where *w, int idx)
+{
+	struct er_lvm_vg *vg = p->vg;
+	struct er_lvm_lv *lv = &vg->lv[w->lv];
+	struct er_lvm_seg *sg = &lv->seg[w->seg];
+	uint32_t *items = &sg->stripe_items;
+	enum er_lvm_status r = ER_LVM_OK;
+
+	if (idx < 0)
+		PFAIL(p, ER_LVM_CORRUPT, "stripes is not a list");
+	if (*items < UINT32_MAX)
+		(*items)++;
+	if (idx == 0) {
+		char name[ER_LVM_NAME_MAX];
+		if (!tok_is_string(p))
+			PFAIL(p, ER_LVM_CORRUPT, "stripes[0] is not a name");
+		if (!copy_tok(p, name, sizeof(name)))
+			PFAIL(p, ER_LVM_LIMIT, "stripes[0] is a name longer than %u", ER_LVM_NAME_MAX - 1);
+		sg->pv = -1;
+		for (unsigned i = 0; i < vg->n_pvs; i++)
+			if (er_memcmp(vg->pv[i].name, name, er_strnlen(name, sizeof(name)) + 1) == 0)
+				sg->pv = (int)i;
+		if (sg->pv < 0)
+			lv_refuse(lv, ER_LVM_UNSUPPORTED, "stacked on \"%s\", not a PV (pvmove?)", name);
+		sg->stripe_named = true;
+	} else if (idx == 1) {
+		r = tok_uint(p, "stripes[1]", &sg->pv_extent);
+	} else if (idx % 2 == 0 && !tok_is_string(p)) {
+		PFAIL(p, ER_LVM_CORRUPT, "stripes[%d] is not a name", idx);
+	} else if (idx % 2 == 1 && p->t != T_INT) {
+		PFAIL(p, ER_LVM_CORRUPT, "stripes[%d] is not an extent", idx);
+	}
+	return r;
+}
+
+/* a segment's type: striped/linear, or another kind (refused later) */
+static enum er_lvm_status seg_type(struct parser *p, struct er_lvm_seg *sg)
+{
+	if (p->t != T_DQ && p->t != T_SQ && p->t != T_WORD)
+		PFAIL(p, ER_LVM_CORRUPT, "segment type is not a string");
+	if (!copy_tok(p, sg->type, sizeof(sg->type))) {
+		/* longer than any lvm2 type: keep what fits, it is refused anyway */
+		size_t b, e;
+		inner(p, &b, &e);
+		er_memcpy(sg->type, p->s + b, sizeof(sg->type) - 1);
+		sg->type[sizeof(sg->type) - 1] = 0;
+		sg->kind = ER_LVM_SEG_OTHER;
+	} else {
+		bool lin = er_memcmp(sg->type, "striped", 8) == 0 || er_memcmp(sg->type, "linear", 7) == 0;
+		sg->kind = lin ? ER_LVM_SEG_STRIPED : ER_LVM_SEG_OTHER;
+	}
+	return ER_LVM_OK;
+}
+
+/* origin, external_origin, cow_store, merging_store: a snapshot (or thin snapshot) of that
+ * LV, or its copy-on-write store: reading or writing either directly bypasses the
+ * snapshot, so the named LV is refused later */
+static enum er_lvm_status seg_snapshot_ref(struct parser *p, const struct where *w, size_t kb, size_t ke)
+{
+	if (!tok_is_string(p))
+		PFAIL(p, ER_LVM_CORRUPT, "snapshot reference is not a name");
+	if (p->n_origins == MAX_ORIGINS)
+		PFAIL(p, ER_LVM_LIMIT, "more than %u snapshot references", MAX_ORIGINS);
+	if (!copy_tok(p, p->origin[p->n_origins], ER_LVM_NAME_MAX))
+		PFAIL(p, ER_LVM_LIMIT, "snapshot reference longer than %u", ER_LVM_NAME_MAX - 1);
+	p->origin_of[p->n_origins] = w->lv;
+	p->origin_store[p->n_origins] = key_is(p, kb, ke, "cow_store") || key_is(p, kb, ke, "merging_store");
+	p->n_origins++;
+	return ER_LVM_OK;
+}
+
+static enum er_lvm_status seg_item(struct parser *p, const struct where *w, size_t kb, size_t ke, int idx)
+{
+	struct er_lvm_seg *sg = &p->vg->lv[w->lv].seg[w->seg];
+	enum er_lvm_status r = ER_LVM_OK;
+
+	if (key_is(p, kb, ke, "stripes"))
+		return seg_stripes_item(p, w, idx);
+	if (idx >= 0)
+		return ER_LVM_OK;
+	if (key_is(p, kb, ke, "start_extent"))
+		r = tok_uint(p, "start_extent", &sg->start_extent);
+	else if (key_is(p, kb, ke, "extent_count"))
+		r = tok_uint(p, "extent_count", &sg->extent_count);
+	else if (key_is(p, kb, ke, "stripe_count")) {
+		uint64_t v;
+		r = tok_uint(p, "stripe_count", &v);
+		sg->stripe_count = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	} else if (key_is(p, kb, ke, "type"))
+		r = seg_type(p, sg);
+	else if (key_is(p, kb, ke, "origin") || key_is(p, kb, ke, "external_origin") ||
+		 key_is(p, kb, ke, "cow_store") || key_is(p, kb, ke, "merging_store"))
+		r = seg_snapshot_ref(p, w, kb, ke);
+	return r;
+}
+
+/* One value item (idx -1: a scalar; 0.. an array element) of key [kb, ke) in w. */
+static enum er_lvm_status on_item(struct parser *p, const struct where *w, size_t kb, size_t ke, int idx)
+{
+	switch (w->c) {
+	case C_VG: return vg_item(p, kb, ke, idx);
+	case C_PV: return pv_item(p, w, kb, ke, idx);
+	case C_LV: return lv_item(p, w, kb, ke, idx);
+	case C_SEG: return seg_item(p, w, kb, ke, idx);
+	default: return ER_LVM_OK;
 	}
 }
 

@@ -9,7 +9,9 @@
  * Checked: er_argon2 accepts exactly the parameters RFC 9106 / libargon2 allow whose memory
  * fits the offer; a refusal leaves the memory and the output untouched; an accepted run
  * wipes the memory it used and nothing beyond, and gives the same output with the lanes run
- * last-first through the er_lanes hook. Also BLAKE2b: the input hashed in one piece equals
+ * last-first through the er_lanes hook and through er_argon2_poll (one poll before and one
+ * per slice: the arena is too small for pieces), which stopped at any poll wipes the memory
+ * and the output. Also BLAKE2b: the input hashed in one piece equals
  * the input hashed in pieces cut where its bytes say; H' of a split input equals H' of the
  * whole. */
 #include <stdint.h>
@@ -25,6 +27,14 @@ static uint64_t arena[ARENA / 8 + 8];
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* says stop from its (fire_at + 1)-th call on */
+struct polls { unsigned n, fire_at; };
+static bool poll_fn(void *ctx)
+{
+	struct polls *p = ctx;
+	return ++p->n > p->fire_at;
 }
 
 static void rev_run(void *ctx, er_lane_fn fn, void *arg, uint32_t n)
@@ -132,5 +142,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	struct er_lanes rev = { .ctx = NULL, .run = rev_run };
 	if (!er_argon2(&p, mem, memlen, &rev, out2, outlen) || memcmp(out, out2, outlen) != 0)
 		abort();
+	/* er_argon2_poll: never stopping, the same output; stopping at poll k (k from the
+	 * output's first byte), false with the memory and the output wiped, no later poll */
+	struct polls pl = { 0, ~0u };
+	bool stopped = true;
+	if (!er_argon2_poll(&p, mem, memlen, &rev, poll_fn, &pl, &stopped, out2, outlen) || stopped ||
+	    memcmp(out, out2, outlen) != 0 || pl.n != 1 + 4 * p.t_cost)
+		abort();
+	pl = (struct polls){ 0, out[0] % (1 + 4 * p.t_cost) };
+	memset(mem, 0x5A, (size_t)need);
+	if (er_argon2_poll(&p, mem, memlen, NULL, poll_fn, &pl, &stopped, out2, outlen) || !stopped ||
+	    pl.n != pl.fire_at + 1)
+		abort();
+	for (uint64_t i = 0; i < need; i++)
+		if (mem[i] != 0)
+			abort();
+	for (size_t i = 0; i < outlen; i++)
+		if (out2[i] != 0)
+			abort();
 	return 0;
 }

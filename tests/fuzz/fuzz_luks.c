@@ -5,10 +5,13 @@
  * copies that look like one (magic, a hdr_size that fits, a known checksum algorithm), so
  * that mutations of the JSON area get past the checksum; bit 1 = try an unlock with the
  * passphrase "p0"; bit 2 = the device is 32 MiB, zeros after the input (so that a seed
- * truncated to its headers still has room for the keyslots and data areas its JSON names).
+ * truncated to its headers still has room for the keyslots and data areas its JSON names);
+ * bit 3 = the unlock gets a cancel hook that says stop at its (byte 0 >> 4)-th poll.
  * The rest of the input is the device (an exactly sized heap copy, so ASan sees every read
  * past it).
- * Checked: allocations are all given back; on success the segment, the keyslot areas and
+ * Checked: er_luks_probe_dev agrees with er_luks_probe on a primary magic, says 2 or 0
+ * otherwise, never says 0 for a container open accepts and never 2 for one open calls not
+ * LUKS; allocations are all given back; on success the segment, the keyslot areas and
  * the try order are inside the device and self-consistent; an unlock returns one of the
  * documented statuses and a volume key of the segment's key size. */
 #include <stdint.h>
@@ -47,6 +50,13 @@ static void fr(void *ctx, void *p, uint64_t n)
 	(void)ctx;
 	outstanding -= n;
 	free(p);
+}
+
+struct poll_count { unsigned polls, fire_at; };
+static bool requested(void *ctx)
+{
+	struct poll_count *c = ctx;
+	return c->polls++ >= c->fire_at;
 }
 
 static uint64_t be64(const uint8_t *p)
@@ -94,8 +104,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct er_luks_mem mem = { .ctx = NULL, .alloc = al, .free = fr };
 	static struct er_luks_header h;
 	struct er_luks_err err;
+	unsigned pv = er_luks_probe_dev(&dev), p0 = er_luks_probe(d, n);
 	enum er_luks_status st = er_luks_open(&h, &dev, &mem, &err);
 	if (outstanding)
+		__builtin_trap();
+	if ((p0 && pv != p0) || pv > 2 || (!p0 && pv == 1) || (st == ER_LUKS_OK && !pv) ||
+	    (pv == 2 && !p0 && st == ER_LUKS_NOT_LUKS))
 		__builtin_trap();
 	if (st == ER_LUKS_OK) {
 		const struct er_luks_segment *s = &h.seg;
@@ -119,12 +133,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint8_t vk[ER_LUKS_MAX_KEY];
 			size_t vl = 99;
 			unsigned slot = 99;
-			st = er_luks_unlock(&h, &dev, &mem, NULL, NULL, (const uint8_t *)"p0", 2, vk, &vl, &slot, &err);
+			struct poll_count pc = { 0, mode >> 4 };
+			struct er_luks_cancel cancel = { &pc, requested };
+			st = er_luks_unlock(&h, &dev, &mem, NULL, (mode & 8) ? &cancel : NULL, (const uint8_t *)"p0", 2,
+					    vk, &vl, &slot, &err);
 			if (outstanding)
 				__builtin_trap();
 			if (st == ER_LUKS_OK ? vl != s->key_size || slot >= ER_LUKS_MAX_KEYSLOTS :
-			    st != ER_LUKS_WRONG_PASSPHRASE && st != ER_LUKS_UNSUPPORTED && st != ER_LUKS_NOMEM)
+			    st != ER_LUKS_WRONG_PASSPHRASE && st != ER_LUKS_UNSUPPORTED && st != ER_LUKS_NOMEM &&
+			    (st != ER_LUKS_INTERRUPTED || !(mode & 8)))
 				__builtin_trap();
+			if (st == ER_LUKS_INTERRUPTED && pc.polls != pc.fire_at + 1)
+				__builtin_trap();   /* polled again after saying stop */
 			er_wipe(vk, sizeof(vk));
 		}
 	} else if (st != ER_LUKS_NOT_LUKS && st != ER_LUKS_CORRUPT && st != ER_LUKS_UNSUPPORTED &&

@@ -383,6 +383,83 @@ static void test_mem_bytes(void **state)
 	assert_int_equal(er_argon2_mem_bytes(NULL), 0);
 }
 
+/* er_argon2_poll: the same tag as libargon2 with the segments in pieces (sizes that are not
+ * multiples of the piece, argon2i's address blocks across pieces, many lanes), the hook
+ * called only on the caller's thread, between pieces; a stop at any poll wipes the memory
+ * and the output and polls no more */
+struct poller { unsigned polls, fire_at, off_thread; pthread_t self; };
+static bool poll_fn(void *ctx)
+{
+	struct poller *p = ctx;
+	if (!pthread_equal(pthread_self(), p->self))
+		p->off_thread++;
+	return ++p->polls > p->fire_at;
+}
+
+static void test_poll(void **state)
+{
+	(void)state;
+	static const struct { enum er_argon2_type type; uint32_t t, m, lanes; } cs[] = {
+		{ ER_ARGON2I, 2, 72000, 3 },     /* pieces of 2688 blocks: 2688, 2688, 624 */
+		{ ER_ARGON2ID, 2, 72000, 3 },
+		{ ER_ARGON2ID, 1, 40000, 1 },    /* 8192 + 1808 */
+		{ ER_ARGON2I, 1, 80000, 20 },    /* pieces of 384: 384, 384, 232 */
+		{ ER_ARGON2ID, 3, 64, 2 },       /* one piece per segment */
+	};
+	for (unsigned i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		struct tcase c = { .type = cs[i].type, .t = cs[i].t, .m = cs[i].m, .lanes = cs[i].lanes,
+				   .pwdlen = 20, .saltlen = 16, .outlen = 32 };
+		fill(c.pwd, c.pwdlen);
+		fill(c.salt, c.saltlen);
+		struct er_argon2_params p = {
+			.type = c.type, .t_cost = c.t, .m_cost_kib = c.m, .lanes = c.lanes,
+			.pwd = c.pwd, .pwdlen = c.pwdlen, .salt = c.salt, .saltlen = c.saltlen,
+		};
+		uint64_t need = er_argon2_mem_bytes(&p);
+		uint8_t *mem = malloc(need), lib[32], out[32];
+		assert_non_null(mem);
+		uint32_t seg = (uint32_t)(need / 1024 / c.lanes / 4);
+		uint32_t piece = 8192 / c.lanes / 128 * 128;
+		if (piece < 128)
+			piece = 128;
+		unsigned want_polls = 1 + 4 * c.t * ((seg + piece - 1) / piece);
+		oracle(&c, lib, 0);
+		for (int eng = 0; eng < 2; eng++) {
+			struct pt_engine e = { .workers = 3, .want_n = c.lanes, .self = pthread_self() };
+			struct er_lanes pt = { .ctx = &e, .run = pt_run };
+			struct poller pl = { 0, ~0u, 0, pthread_self() };
+			bool stopped = true;
+			assert_true(er_argon2_poll(&p, mem, need, eng ? &pt : NULL, poll_fn, &pl, &stopped, out, 32));
+			assert_false(stopped);
+			assert_memory_equal(out, lib, 32);
+			assert_int_equal(pl.polls, want_polls);
+			assert_int_equal(pl.off_thread, 0);
+			if (eng)
+				assert_int_equal(e.calls, want_polls - 1);
+		}
+		unsigned at[] = { 0, 1, want_polls / 2, want_polls - 1 };
+		for (unsigned k = 0; k < 4; k++) {
+			struct pt_engine e = { .workers = 2, .want_n = c.lanes, .self = pthread_self() };
+			struct er_lanes pt = { .ctx = &e, .run = pt_run };
+			struct poller pl = { 0, at[k], 0, pthread_self() };
+			bool stopped = false;
+			memset(mem, 0xa5, need);
+			memset(out, 0x77, sizeof(out));
+			assert_false(er_argon2_poll(&p, mem, need, k & 1 ? &pt : NULL, poll_fn, &pl, &stopped, out, 32));
+			assert_true(stopped);
+			assert_int_equal(pl.polls, at[k] + 1);
+			assert_int_equal(pl.off_thread, 0);
+			for (size_t j = 0; j < 32; j++)
+				assert_int_equal(out[j], 0);
+			for (uint64_t j = 0; j < need; j++)
+				if (mem[j] != 0)
+					fail_msg("case %u stop %u: memory byte %llu is 0x%02x", i, at[k],
+						 (unsigned long long)j, mem[j]);
+		}
+		free(mem);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_lanes_on_threads),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_mem_bytes),
+		cmocka_unit_test(test_poll),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

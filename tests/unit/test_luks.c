@@ -952,6 +952,257 @@ static void test_header_copies(void **state)
 	free(n1);
 }
 
+/* ------------------------------------------------------------------ KDF cost caps (issue 15, 6a) */
+
+static void be32_at(const char *path, off_t at, uint32_t v)
+{
+	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	poke(path, at, b, 4);
+}
+
+/* Headers asking for 2^32 - 1 iterations / passes: before the caps, open accepted them and
+ * an unlock ran for days; now such a keyslot is skipped with the reason, and a container
+ * with no other keyslot is refused at open, at once. */
+static void test_kdf_caps(void **state)
+{
+	(void)state;
+	char p[256], want_msg[160];
+	struct opened o;
+	uint8_t vk[64], want[64];
+	size_t vl, wl;
+	unsigned slot;
+
+	/* LUKS2 pbkdf2: the only keyslot over the cap: refused, saying why */
+	copy_fx("l2-one", "cap-pb1", p, sizeof(p));
+	edit_json(p, "\"iterations\":1000", "\"iterations\":4294967295", 3);
+	snprintf(want_msg, sizeof(want_msg), "keyslot 0: pbkdf2 iterations 4294967295 over the cap %u",
+		 ER_LUKS_PBKDF2_MAX_ITERATIONS);
+	expect(p, ER_LUKS_UNSUPPORTED, want_msg);
+
+	/* keyslot 0 over the cap, keyslot 1 fine: 0 is skipped (an unlock would otherwise
+	 * spend 2^32 iterations on it first), 1 unlocks to cryptsetup's volume key */
+	wl = read_hex("l2-base", want);
+	copy_fx("l2-base", "cap-pb2", p, sizeof(p));
+	edit_json(p, "\"iterations\":1000", "\"iterations\":4294967295", 3);
+	open_path(&o, p);
+	assert_int_equal(o.st, ER_LUKS_OK);
+	assert_false(o.h.ks[0].usable);
+	assert_true(o.h.ks[1].usable);
+	assert_int_equal(o.h.n_order, 1);
+	assert_int_equal(o.h.order[0], 1);
+	assert_int_equal(unlock(&o, "p1", vk, &vl, &slot), ER_LUKS_OK);
+	assert_int_equal(slot, 1);
+	assert_memory_equal(vk, want, wl);
+	assert_int_equal(unlock(&o, "p0", vk, &vl, &slot), ER_LUKS_WRONG_PASSPHRASE);
+	close_opened(&o);
+
+	/* at the cap: still usable */
+	copy_fx("l2-one", "cap-pb3", p, sizeof(p));
+	snprintf(want_msg, sizeof(want_msg), "\"iterations\":%u", ER_LUKS_PBKDF2_MAX_ITERATIONS);
+	edit_json(p, "\"iterations\":1000", want_msg, 3);
+	open_path(&o, p);
+	assert_int_equal(o.st, ER_LUKS_OK);
+	assert_true(o.h.ks[0].usable);
+	assert_int_equal(o.h.ks[0].iterations, ER_LUKS_PBKDF2_MAX_ITERATIONS);
+	close_opened(&o);
+
+	/* the digest over the cap: nothing could be unlocked in time */
+	copy_fx("l2-one", "cap-dig", p, sizeof(p));
+	edit_json(p, "\"segments\":[\"0\"],\"hash\":\"sha256\",\"iterations\":1000",
+		  "\"segments\":[\"0\"],\"hash\":\"sha256\",\"iterations\":4294967295", 3);
+	expect(p, ER_LUKS_UNSUPPORTED, "digest pbkdf2 iterations 4294967295 over the cap");
+
+	/* argon2 time 2^32 - 1: both keyslots of l2-a2i; then only the first, with a time that
+	 * is fine alone but not with its memory (time x memory is the cost) */
+	copy_fx("l2-a2i", "cap-a2", p, sizeof(p));
+	edit_json(p, "\"time\":4,", "\"time\":4294967295,", 3);
+	edit_json(p, "\"time\":4,", "\"time\":4294967295,", 3);
+	expect(p, ER_LUKS_UNSUPPORTED, "keyslot 0: argon2 time 4294967295 x 128 KiB over the cap");
+	wl = read_hex("l2-a2i", want);
+	copy_fx("l2-a2i", "cap-a2w", p, sizeof(p));
+	edit_json(p, "\"time\":4,", "\"time\":600000,", 3);
+	open_path(&o, p);
+	assert_int_equal(o.st, ER_LUKS_OK);
+	assert_false(o.h.ks[0].usable);
+	assert_int_equal(o.h.n_order, 1);
+	assert_int_equal(unlock(&o, "six", vk, &vl, &slot), ER_LUKS_OK);
+	assert_int_equal(slot, 1);
+	assert_memory_equal(vk, want, wl);
+	close_opened(&o);
+
+	/* LUKS1: keyslot 0's iterations (offset 208 + 4), then keyslot 1's, then the master
+	 * key digest's (offset 164) */
+	wl = read_hex("l1-sha1", want);
+	copy_fx("l1-sha1", "cap-l1", p, sizeof(p));
+	be32_at(p, 208 + 4, 0xffffffffu);
+	open_path(&o, p);
+	assert_int_equal(o.st, ER_LUKS_OK);
+	assert_false(o.h.ks[0].usable);
+	assert_int_equal(o.h.n_order, 1);
+	assert_int_equal(unlock(&o, "beta", vk, &vl, &slot), ER_LUKS_OK);
+	assert_int_equal(slot, 1);
+	assert_memory_equal(vk, want, wl);
+	close_opened(&o);
+	be32_at(p, 208 + 48 + 4, 0xffffffffu);
+	expect(p, ER_LUKS_UNSUPPORTED, "keyslot 0: pbkdf2 iterations 4294967295 over the cap");
+	copy_fx("l1-sha1", "cap-l1d", p, sizeof(p));
+	be32_at(p, 164, 0xffffffffu);
+	expect(p, ER_LUKS_UNSUPPORTED, "digest iterations 4294967295 over the cap");
+}
+
+/* ------------------------------------------------------------------ cancel (issue 15, 6b) */
+
+/* says "stop" from its (fire_at + 1)-th poll on */
+struct canceller { unsigned polls, fire_at; };
+static bool cancel_after(void *ctx)
+{
+	struct canceller *c = ctx;
+	return ++c->polls > c->fire_at;
+}
+
+static enum er_luks_status unlock_cancel(struct opened *o, const struct er_lanes *lanes, struct canceller *c,
+					 const char *pw, uint8_t *vk, size_t *vklen, unsigned *slot)
+{
+	struct er_luks_cancel cancel = { .ctx = c, .requested = cancel_after };
+	unsigned before = o->cm.wiped_checks;
+	memset(vk, 0x5a, 64);
+	o->cm.check_wiped = true;       /* every buffer given back must be all zero */
+	enum er_luks_status st = er_luks_unlock(&o->h, &o->dev, &o->mem, lanes, &cancel, (const uint8_t *)pw,
+						strlen(pw), vk, vklen, slot, &o->err);
+	o->cm.check_wiped = false;
+	assert_int_equal(o->cm.outstanding, 0);
+	assert_true(o->cm.wiped_checks >= before);
+	return st;
+}
+
+static void cancel_case(const char *path, const char *pw, const uint8_t *want, size_t wl,
+			const struct er_lanes *lanes, unsigned min_polls)
+{
+	struct opened o;
+	uint8_t vk[64];
+	size_t vl;
+	unsigned slot;
+	struct canceller c = { 0, ~0u };
+
+	open_path(&o, path);
+	assert_int_equal(o.st, ER_LUKS_OK);
+	/* never fires: the right key, and polled often */
+	assert_int_equal(unlock_cancel(&o, lanes, &c, pw, vk, &vl, &slot), ER_LUKS_OK);
+	assert_memory_equal(vk, want, wl);
+	unsigned total = c.polls;
+	print_message("  %s: %u polls in a full unlock\n", strrchr(path, '/') + 1, total);
+	assert_true(total >= min_polls);
+	/* fires at the first, second, a middle and the last poll: stops there, nothing left */
+	unsigned at[] = { 0, 1, total / 2, total - 1 };
+	for (unsigned i = 0; i < 4; i++) {
+		c = (struct canceller){ 0, at[i] };
+		vl = 99;
+		assert_int_equal(unlock_cancel(&o, lanes, &c, pw, vk, &vl, &slot), ER_LUKS_INTERRUPTED);
+		assert_int_equal(o.err.status, ER_LUKS_INTERRUPTED);
+		assert_non_null(strstr(o.err.detail, "interrupted"));
+		assert_int_equal(c.polls, at[i] + 1);      /* no poll after the one that said stop */
+		assert_int_equal(vl, 0);
+		assert_zero(vk, 64);
+	}
+	close_opened(&o);
+}
+
+static void test_cancel(void **state)
+{
+	(void)state;
+	char p[256];
+	uint8_t want[64];
+	size_t wl;
+
+	/* pbkdf2: a keyslot of 100000 iterations added by cryptsetup (slot 1), tried after
+	 * keyslot 0: polls every ER_PBKDF2_POLL_ITERATIONS iterations */
+	wl = read_hex("l2-one", want);
+	copy_fx("l2-one", "cancel-pb", p, sizeof(p));
+	assert_int_equal(sh("printf slow > %s.k && printf p0 | cryptsetup luksAddKey --batch-mode --pbkdf pbkdf2 "
+			    "--pbkdf-force-iterations 100000 --key-file - %s %s.k", p, p, p), 0);
+	cancel_case(p, "slow", want, wl, NULL, 100000 / 8192);   /* ER_PBKDF2_POLL_ITERATIONS */
+
+	/* argon2id with 4 lanes, serial and through a lanes engine; keyslot 2 after 0 and 1 */
+	struct lane_count lc = { 0, 0 };
+	struct er_lanes lanes = { .ctx = &lc, .run = run_lanes };
+	wl = read_hex("l2-a2id", want);
+	path_of(p, sizeof(p), "l2-a2id", "");
+	cancel_case(p, "nine", want, wl, NULL, 3 * 4 * 4);
+	cancel_case(p, "nine", want, wl, &lanes, 3 * 4 * 4);
+	assert_true(lc.calls > 0);
+}
+
+/* ------------------------------------------------------------------ probe_dev (issue 15, 8) */
+
+static unsigned probe_path(const char *path)
+{
+	struct file_dev fd = { .fd = open(path, O_RDONLY), .fail_after = -1 };
+	struct stat sb;
+	assert_true(fd.fd >= 0);
+	assert_int_equal(fstat(fd.fd, &sb), 0);
+	struct er_luks_dev dev = { .ctx = &fd, .size = (uint64_t)sb.st_size, .read = fd_read };
+	unsigned v = er_luks_probe_dev(&dev);
+	close(fd.fd);
+	return v;
+}
+
+/* A container made by cryptsetup luksFormat --type luks2 whose primary header is wiped:
+ * er_luks_probe_dev finds the secondary (at 16 KiB, and at 64 KiB with 64 KiB metadata),
+ * open recovers from it and the unlock derives the volume key cryptsetup reported. */
+static void test_probe_dev(void **state)
+{
+	(void)state;
+	char p[256];
+	struct opened o;
+	uint8_t vk[64], want[64];
+	size_t vl, wl;
+	unsigned slot;
+
+	path_of(p, sizeof(p), "l2-base", "");
+	assert_int_equal(probe_path(p), 2);
+	path_of(p, sizeof(p), "l1-sha1", "");
+	assert_int_equal(probe_path(p), 1);
+	path_of(p, sizeof(p), "plain", "");
+	assert_int_equal(probe_path(p), 0);
+
+	static const struct { const char *fx, *pw; unsigned hs; } w[] = {
+		{ "l2-base", "p1", 16384 }, { "l2-meta64", "eleven", 65536 }, { "l2-a2id", "eight", 16384 },
+	};
+	for (unsigned i = 0; i < 3; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "probe-%s", w[i].fx);
+		copy_fx(w[i].fx, name, p, sizeof(p));
+		assert_int_equal(sh("dd if=/dev/zero of=%s bs=%u count=1 conv=notrunc status=none", p, w[i].hs), 0);
+		assert_int_equal(probe_path(p), 2);
+		open_path(&o, p);
+		assert_int_equal(o.st, ER_LUKS_OK);
+		assert_int_equal(o.h.copy, 1);
+		assert_false(o.h.primary_ok);
+		assert_int_equal(o.h.hdr_size, w[i].hs);
+		wl = read_hex(w[i].fx, want);
+		assert_int_equal(unlock(&o, w[i].pw, vk, &vl, &slot), ER_LUKS_OK);
+		assert_memory_equal(vk, want, wl);
+		close_opened(&o);
+		/* the secondary's checksum broken too: not LUKS for the probe, both copies bad for open */
+		poke(p, w[i].hs + 4096 + 30, "X", 1);
+		assert_int_equal(probe_path(p), 0);
+		expect(p, ER_LUKS_CORRUPT, "both header copies");
+	}
+
+	/* a stray secondary magic at 16 KiB (a wiped 64 KiB-metadata container with an old
+	 * 16 KiB header's secondary left there): cryptsetup goes on to the next offset, so
+	 * do probe_dev and open */
+	copy_fx("l2-meta64", "probe-stray", p, sizeof(p));
+	assert_int_equal(sh("dd if=/dev/zero of=%s bs=65536 count=1 conv=notrunc status=none", p), 0);
+	assert_int_equal(sh("dd if=%s/l2-base of=%s bs=16384 skip=1 seek=1 count=1 conv=notrunc status=none", dir, p), 0);
+	poke(p, 16384 + 4096 + 30, "X", 1);
+	assert_int_equal(probe_path(p), 2);
+	open_path(&o, p);
+	assert_int_equal(o.st, ER_LUKS_OK);
+	assert_int_equal(o.h.hdr_size, 65536);
+	close_opened(&o);
+}
+
 /* ------------------------------------------------------------------ I/O and memory failures */
 
 static void test_failures(void **state)
@@ -1145,6 +1396,9 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_header_copies),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_kdf_caps),
+		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_probe_dev),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -155,12 +155,63 @@ static void test_bad_arguments(void **state)
 		assert_int_equal(out[i], 0x11);
 }
 
+/* er_pbkdf2_poll: polled before each output block and every ER_PBKDF2_POLL_ITERATIONS
+ * iterations; never stopping gives OpenSSL's result; stopping at any poll returns false
+ * with *stopped set, the output wiped and no further poll */
+struct poller { unsigned polls, fire_at; };
+static bool poll_fn(void *ctx)
+{
+	struct poller *p = ctx;
+	return ++p->polls > p->fire_at;
+}
+
+static void test_poll(void **state)
+{
+	(void)state;
+	const uint32_t iter = 3 * ER_PBKDF2_POLL_ITERATIONS + 5;
+	for (size_t i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++) {
+		enum er_hash h = hashes[i];
+		size_t hl = er_hash_len(h), outlen = 2 * hl + 3;
+		uint8_t out[3 * 64], ref[3 * 64];
+		bool stopped = true;
+		struct poller pl = { 0, ~0u };
+
+		ossl_pbkdf2(h, (const uint8_t *)"pass", 4, (const uint8_t *)"saltsalt", 8, iter, ref, outlen);
+		assert_true(er_pbkdf2_poll(h, (const uint8_t *)"pass", 4, (const uint8_t *)"saltsalt", 8, iter,
+					   out, outlen, poll_fn, &pl, &stopped));
+		assert_false(stopped);
+		assert_memory_equal(out, ref, outlen);
+		/* 3 blocks, each: one poll before, one at iterations 8192, 16384, 24576 */
+		assert_int_equal(pl.polls, 3 * 4);
+		unsigned total = pl.polls;
+		for (unsigned k = 0; k < total; k++) {
+			pl = (struct poller){ 0, k };
+			memset(out, 0x77, sizeof(out));
+			assert_false(er_pbkdf2_poll(h, (const uint8_t *)"pass", 4, (const uint8_t *)"saltsalt", 8,
+						    iter, out, outlen, poll_fn, &pl, &stopped));
+			assert_true(stopped);
+			assert_int_equal(pl.polls, k + 1);
+			for (size_t j = 0; j < outlen; j++)
+				assert_int_equal(out[j], 0);
+			assert_int_equal(out[outlen], 0x77);
+		}
+		/* a refusal is not a stop; no hook: er_pbkdf2 */
+		assert_false(er_pbkdf2_poll(h, (const uint8_t *)"p", 1, (const uint8_t *)"s", 1, 0, out, 32,
+					    poll_fn, &pl, &stopped));
+		assert_false(stopped);
+		assert_true(er_pbkdf2_poll(h, (const uint8_t *)"pass", 4, (const uint8_t *)"saltsalt", 8, iter,
+					   out, outlen, NULL, NULL, NULL));
+		assert_memory_equal(out, ref, outlen);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rfc6070),
 		cmocka_unit_test(test_vs_openssl_random),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_poll),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
