@@ -149,7 +149,8 @@ fi
 
 # >>> volumes
 # efiresume_erloc: leave EfiresumeLocation as efiresume's sleep hook writes it for swap on
-# an LV inside LUKS (efiresume-install hook: uuid, offset, device, luks, lv, kernelVersion)
+# an LV inside LUKS (efiresume-install hook: uuid, offset, device, luks, lv, kernelVersion;
+# UTF-8 without a NUL, attributes NV|BS|RT, as its write_location does)
 if grep -q '\<efiresume_erloc\>' /proc/cmdline; then
 	ev=/sys/firmware/efi/efivars
 	grep -q ' efivarfs ' /proc/filesystems || insmod /lib/modules/efivarfs.ko 2>/dev/null
