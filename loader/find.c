@@ -14,16 +14,19 @@
 /* systemd's vendor GUID, under which it stores HibernateLocation */
 static const EFI_GUID systemd_guid = { 0x8cf2644b, 0x4b0b, 0x428f, { 0x93, 0x87, 0x6d, 0x87, 0x60, 0x50, 0xdc, 0x67 } };
 
-static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, struct er_location *h, BOOLEAN *present)
+static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, enum er_location_enc enc,
+			     struct er_location *h, BOOLEAN *present)
 {
 	char *data = NULL;
+	const char *why;
 	UINTN size = 0;
 	BOOLEAN ok = FALSE;
-	if (EFI_ERROR(er_get_variable(name, guid, 4096, (void **)&data, &size)))
+	if (EFI_ERROR(er_get_variable(name, guid, ER_LOCATION_MAX, (void **)&data, &size)))
 		return FALSE;
 	*present = TRUE;
-	if (!er_location_parse(data, size, h)) {
-		log_warn(L"%s is not the JSON systemd writes; ignored\n", name);
+	if (!er_location_read(data, size, enc, h, &why)) {
+		log_warn(L"%s is not the %a JSON its writer produces (%a); ignored\n", name,
+			 enc == ER_LOC_UTF16LE ? "UTF-16LE" : "UTF-8", why);
 	} else {
 		char u[37];
 		er_uuid_format(h->uuid, u);
@@ -48,12 +51,12 @@ void er_hint_read(struct er_hint *h)
 	BOOLEAN theirs = FALSE;
 	er_memset(h, 0, sizeof(*h));
 	h->name = loc_name = ER_LOCATION_VAR;
-	if (read_location(ER_LOCATION_VAR, &er_vendor_guid, &h->loc, &h->ours)) {
+	if (read_location(ER_LOCATION_VAR, &er_vendor_guid, ER_LOC_UTF8, &h->loc, &h->ours)) {
 		h->have = TRUE;
 		return;
 	}
 	h->name = loc_name = L"HibernateLocation";
-	h->have = read_location(L"HibernateLocation", &systemd_guid, &h->loc, &theirs);
+	h->have = read_location(L"HibernateLocation", &systemd_guid, ER_LOC_UTF16LE, &h->loc, &theirs);
 }
 
 static BOOLEAN configured(const struct er_config *cfg)
@@ -201,6 +204,10 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 		break;
 	case ER_SEL_HINT_MISSING:
 		log_warn(L"the swap area %s names is not visible to the firmware; not taking another image\n", loc_name);
+		break;
+	case ER_SEL_HINT_EXCLUDED:
+		log_warn(L"the swap area %s names holds an image the resume configuration excludes; not taking another "
+			 L"(an older) image\n", loc_name);
 		break;
 	case ER_SEL_HINT_STALE:
 		log_info(L"the swap area %s names holds no image (a stale variable)\n", loc_name);
