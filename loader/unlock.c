@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The passphrase dialogue for one LUKS container: up to 3 passphrases on the console,
+ * the key derivation with its argon2 lanes on the other CPUs (loader/lanes.c on EFI MP
+ * services). The KDF's memory is given back before er_unlock returns. */
+#include "loader/volint.h"
+#include "loader/lanes.h"
+#include "efi/mp.h"
+#include "crypto/wipe.h"
+
+#define PASS_MAX 512            /* cryptsetup's interactive limit */
+#define PASS_TRIES 3
+#define PASS_IDLE_S 300         /* no key for 5 minutes: boot normally */
+#define LANE_JOIN_US (120ull * 1000000)
+
+static struct er_lane_sched lanes;   /* static: a helper that comes back late finds it */
+
+static bool luks_read(void *ctx, uint64_t off, size_t len, void *buf)
+{
+	return !EFI_ERROR(er_vol_read_bytes(ctx, off, buf, len));
+}
+
+static void *luks_alloc(void *ctx, uint64_t bytes)
+{
+	UINT64 addr = 0;
+	(void)ctx;
+	if (bytes == 0 || bytes > (UINTN)-1 - ER_PAGE_SIZE)
+		return NULL;
+	if (EFI_ERROR(er_alloc_any((UINTN)((bytes + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE), 0, &addr)))
+		return NULL;
+	return (void *)(UINTN)addr;
+}
+
+static void luks_free(void *ctx, void *p, uint64_t bytes)
+{
+	(void)ctx;
+	if (p && !er_lanes_unconfirmed(&lanes))
+		er_free_pages(p, (UINTN)((bytes + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE));
+}
+
+const struct er_luks_mem er_unlock_mem = { NULL, luks_alloc, luks_free };
+
+bool er_unlock_helpers_unconfirmed(void)
+{
+	return er_lanes_unconfirmed(&lanes);
+}
+
+static const char *kdf_name(unsigned kdf)
+{
+	return kdf == ER_LUKS_KDF_ARGON2ID ? "argon2id" : kdf == ER_LUKS_KDF_ARGON2I ? "argon2i" : "pbkdf2";
+}
+
+static int mp_start(void *ctx, unsigned i, void (*fn)(void *arg), void *arg)
+{
+	return er_mp_helper_start(ctx, i, fn, arg);
+}
+
+static int mp_join(void *ctx, unsigned i, uint64_t timeout_us)
+{
+	return er_mp_helper_join(ctx, i, timeout_us);
+}
+
+void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
+{
+	struct er_blockdev lower = s->list[i];
+	struct er_luks_dev dev = { &lower, lower.size, luks_read };
+	struct er_luks_err e = { 0 };
+	unsigned helpers = er_mp_helpers_available();
+	static const struct er_lanes_ops mp_ops = { NULL, mp_start, mp_join };
+	struct er_lanes engine = { &lanes, er_lanes_run };
+	char *pw = NULL;
+	UINT8 vk[ER_LUKS_MAX_KEY];
+	size_t vk_len = 0;
+	unsigned slot = 0;
+	char summary[200];
+
+	if (!er_lanes_unconfirmed(&lanes))
+		er_lanes_init(&lanes, &mp_ops, helpers, LANE_JOIN_US);
+	er_luks_summary(hdr, summary, sizeof(summary));
+	log_info(L"luks-%a on %a: %a\n", hdr->uuid, lower.id, summary);
+	if (EFI_ERROR(er_alloc_pages(1, (void **)&pw)))
+		return;
+	for (unsigned t = 1; t <= PASS_TRIES; t++) {
+		log_info(L"passphrase for luks-%a on %a (try %d of %d, Esc: skip): ", hdr->uuid, lower.id, (INTN)t,
+			 (INTN)PASS_TRIES);
+		INTN n = er_read_secret(pw, PASS_MAX, PASS_IDLE_S);
+		if (n < 0) {
+			log_info(L"luks-%a: %a; booting normally (the initramfs will ask)\n", hdr->uuid,
+				 n == -1 ? "skipped (Esc)" : n == -3 ? "no key for 5 minutes" : "the console cannot be read");
+			break;
+		}
+		UINT64 t0 = er_time_us();
+		enum er_luks_status st = er_luks_unlock(hdr, &dev, &er_unlock_mem, &engine, NULL, (const UINT8 *)pw, (size_t)n,
+							vk, &vk_len, &slot, &e);
+		UINT64 ms = (er_time_us() - t0) / 1000;
+		er_wipe(pw, PASS_MAX);
+		if (er_lanes_unconfirmed(&lanes)) {
+			er_wipe(vk, sizeof(vk));
+			log_warn(L"luks-%a: a helper CPU did not finish its argon2 lane; not unlocked\n", hdr->uuid);
+			break;
+		}
+		if (st == ER_LUKS_OK) {
+			log_info(L"luks-%a: unlocked (keyslot %d, %a, %ld ms on %d CPU(s))\n", hdr->uuid, (INTN)slot,
+				 kdf_name(hdr->ks[slot].kdf), ms, (INTN)(helpers + 1));
+			er_crypt_add(s, &lower, hdr, vk, vk_len);
+			break;
+		}
+		if (st == ER_LUKS_WRONG_PASSPHRASE) {
+			log_info(L"luks-%a: wrong passphrase (%ld ms)\n", hdr->uuid, ms);
+			if (t == PASS_TRIES)
+				log_info(L"luks-%a: %d wrong passphrases; booting normally (the initramfs will ask)\n", hdr->uuid,
+					 (INTN)PASS_TRIES);
+			continue;
+		}
+		log_info(L"luks-%a: not unlocked: %a: %a\n", hdr->uuid, er_luks_status_name(st), e.detail);
+		break;
+	}
+	er_wipe(vk, sizeof(vk));
+	er_wipe(pw, ER_PAGE_SIZE);
+	er_free_pages(pw, 1);
+}
