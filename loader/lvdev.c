@@ -84,7 +84,7 @@ static void vgs_log(void *ctx, bool warn, const char *line)
 }
 
 static struct er_vgs_ops vgs_ops = { NULL, vgs_read, vgs_alloc, vgs_free, vgs_log };
-static struct er_vgs_set vgs_set = { &vgs_ops, { 0 }, 0 };
+static struct er_vgs_set vgs_set = { &vgs_ops, NULL };
 
 /* A device for every mappable visible LV of a. */
 static void map_lvs(struct state *s, struct er_vgs *a)

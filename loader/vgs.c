@@ -131,18 +131,6 @@ int er_vgs_add_dev(struct er_vgs *a, void *ctx)
 	return 0;
 }
 
-/* kept until the end of the boot: the LVs point into them */
-static void keep_vgs(struct er_vgs_set *set, struct er_vgs *a)
-{
-	const struct er_vgs_ops *ops = set->ops;
-	for (unsigned k = 0; k < a->n; k++)
-		if (set->nkept < sizeof(set->kept) / sizeof(set->kept[0]))
-			set->kept[set->nkept++] = a->vg[k];
-		else
-			ops->free(ops->ctx, a->vg[k]);   /* never: at most 2 assemblies of ER_VGS_MAX */
-	a->n = 0;
-}
-
 void er_vgs_drop(struct er_vgs_set *set, struct er_vgs *a)
 {
 	const struct er_vgs_ops *ops = set->ops;
@@ -150,15 +138,15 @@ void er_vgs_drop(struct er_vgs_set *set, struct er_vgs *a)
 		return;
 	for (unsigned i = 0; i < a->ndev; i++)
 		ops->free(ops->ctx, a->dev[i]);
-	keep_vgs(set, a);
+	for (unsigned k = 0; k < a->n; k++)
+		ops->free(ops->ctx, a->vg[k]);
 	ops->free(ops->ctx, a);
 }
 
 void er_vgs_keep(struct er_vgs_set *set, struct er_vgs *a)
 {
-	const struct er_vgs_ops *ops = set->ops;
 	if (!a)
 		return;
-	keep_vgs(set, a);
-	ops->free(ops->ctx, a);
+	a->next = set->kept;
+	set->kept = a;
 }

@@ -38,13 +38,16 @@ struct er_vgs {
 	unsigned n;
 	void *dev[ER_VGS_MAX_DEVS];         /* contexts of the devices mapped onto it */
 	unsigned ndev;
+	struct er_vgs *next;                /* in er_vgs_set.kept */
 };
 
-/* Every assembly of one boot (static storage). */
+/* Every assembly of one boot (static storage). An assembly is either dropped (a
+ * look: freed at once with its VGs and its devices' contexts, after its devices were
+ * taken off the list) or kept (its devices are handed out: it lives, whole, until
+ * the end of the boot). Nothing of an assembly is ever freed apart from the rest. */
 struct er_vgs_set {
 	const struct er_vgs_ops *ops;
-	struct er_lvm_vg *kept[2 * ER_VGS_MAX];
-	unsigned nkept;
+	struct er_vgs *kept;
 };
 
 /* A new assembly from pv[0..npv) into *out (allocated): each VG's newest copy.
@@ -55,10 +58,12 @@ int er_vgs_assemble(struct er_vgs_set *set, const struct er_vgs_pv *pv, unsigned
  * room (ctx is not taken). */
 int er_vgs_add_dev(struct er_vgs *a, void *ctx);
 
-/* A temporary assembly (a look): its devices are no longer listed. */
+/* A temporary assembly (a look): its devices are no longer listed. Frees a, its VGs
+ * and its devices' contexts. */
 void er_vgs_drop(struct er_vgs_set *set, struct er_vgs *a);
 
-/* The final assembly: its devices are handed out for the rest of the boot. */
+/* The final assembly: its devices are handed out for the rest of the boot; a is
+ * kept in set, whole, and never freed. */
 void er_vgs_keep(struct er_vgs_set *set, struct er_vgs *a);
 
 #endif
