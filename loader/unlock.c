@@ -59,13 +59,20 @@ static int mp_join(void *ctx, unsigned i, uint64_t timeout_us)
 	return er_mp_helper_join(ctx, i, timeout_us);
 }
 
+static void mp_stalled(void *ctx, uint32_t done)
+{
+	(void)ctx;
+	log_warn(L"a helper CPU has held an argon2 lane for %d s (%d lanes done); waiting for it (reset the machine to "
+		 L"boot normally: the image is kept)\n", (INTN)(LANE_JOIN_US / 1000000), (INTN)done);
+}
+
 void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 {
 	struct er_blockdev lower = s->list[i];
 	struct er_luks_dev dev = { &lower, lower.size, luks_read };
 	struct er_luks_err e = { 0 };
 	unsigned helpers = er_mp_helpers_available();
-	static const struct er_lanes_ops mp_ops = { NULL, mp_start, mp_join };
+	static const struct er_lanes_ops mp_ops = { NULL, mp_start, mp_join, er_mp_now_us, er_mp_relax, mp_stalled };
 	struct er_lanes engine = { &lanes, er_lanes_run };
 	char *pw = NULL;
 	UINT8 vk[ER_LUKS_MAX_KEY];
@@ -73,8 +80,7 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 	unsigned slot = 0;
 	char summary[200];
 
-	if (!er_lanes_unconfirmed(&lanes))
-		er_lanes_init(&lanes, &mp_ops, helpers, LANE_JOIN_US);
+	er_lanes_init(&lanes, &mp_ops, helpers, LANE_JOIN_US);
 	er_luks_summary(hdr, summary, sizeof(summary));
 	log_info(L"luks-%a on %a: %a\n", hdr->uuid, lower.id, summary);
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&pw)))
@@ -95,7 +101,8 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 		er_wipe(pw, PASS_MAX);
 		if (er_lanes_unconfirmed(&lanes)) {
 			er_wipe(vk, sizeof(vk));
-			log_warn(L"luks-%a: a helper CPU did not finish its argon2 lane; not unlocked\n", hdr->uuid);
+			log_warn(L"luks-%a: a helper CPU was not confirmed back after the argon2 lanes; not unlocked, and no "
+				 L"image is resumed in this boot\n", hdr->uuid);
 			break;
 		}
 		if (st == ER_LUKS_OK) {

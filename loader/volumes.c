@@ -258,6 +258,11 @@ void er_volumes_close(BOOLEAN quiet)
 	er_crypt_wipe_all(quiet);
 }
 
+BOOLEAN er_volumes_helpers_unconfirmed(void)
+{
+	return er_unlock_helpers_unconfirmed() ? TRUE : FALSE;
+}
+
 BOOLEAN er_volumes_locked(void)
 {
 	return nlocked > 0;
