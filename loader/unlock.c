@@ -5,6 +5,7 @@
 #include "loader/volint.h"
 #include "loader/lanes.h"
 #include "efi/mp.h"
+#include "arch/cpu.h"
 #include "crypto/wipe.h"
 
 #define PASS_MAX 512            /* cryptsetup's interactive limit */
@@ -44,6 +45,47 @@ bool er_unlock_helpers_unconfirmed(void)
 	return er_lanes_unconfirmed(&lanes);
 }
 
+/* The cancel hook of the key derivation: Esc pressed (ConIn: the keyboard and, through
+ * the firmware's console splitter, the serial terminal) while it runs. Firmware calls
+ * are made on the boot CPU only: called on a helper CPU (from a lane) it says what the
+ * boot CPU saw, without looking. */
+struct esc_poll {
+	UINT32 boot_cpu;        /* the boot CPU's APIC id */
+	BOOLEAN seen;           /* written by the boot CPU only */
+};
+
+static UINT32 apic_id(void)
+{
+	UINT32 a, b, c, d;
+	er_cpuid(0, 0, &a, &b, &c, &d);
+	if (a >= 0xb) {
+		er_cpuid(0xb, 0, &a, &b, &c, &d);
+		if (b & 0xffff)
+			return d;       /* x2APIC id */
+	}
+	er_cpuid(1, 0, &a, &b, &c, &d);
+	return b >> 24;
+}
+
+static bool esc_requested(void *ctx)
+{
+	struct esc_poll *p = ctx;
+	if (__atomic_load_n(&p->seen, __ATOMIC_RELAXED))
+		return true;
+	if (apic_id() != p->boot_cpu)
+		return false;
+	for (int k = 0; k < 16; k++) {
+		INT32 c = er_poll_key();
+		if (c == 0)
+			break;
+		if (c == 27) {
+			__atomic_store_n(&p->seen, TRUE, __ATOMIC_RELAXED);
+			return true;
+		}
+	}
+	return false;
+}
+
 static const char *kdf_name(unsigned kdf)
 {
 	return kdf == ER_LUKS_KDF_ARGON2ID ? "argon2id" : kdf == ER_LUKS_KDF_ARGON2I ? "argon2i" : "pbkdf2";
@@ -79,10 +121,24 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 	size_t vk_len = 0;
 	unsigned slot = 0;
 	char summary[200];
+	struct esc_poll esc = { apic_id(), FALSE };
+	struct er_luks_cancel cancel = { &esc, esc_requested };
 
 	er_lanes_init(&lanes, &mp_ops, helpers, LANE_JOIN_US);
 	er_luks_summary(hdr, summary, sizeof(summary));
 	log_info(L"luks-%a on %a: %a\n", hdr->uuid, lower.id, summary);
+	/* the key derivation's memory in one piece: there, or no passphrase is asked */
+	UINT64 need = er_luks_max_unlock_memory(hdr), addr = 0;
+	if (need) {
+		UINTN pages = (UINTN)((need + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE);
+		if (need > (UINTN)-1 - ER_PAGE_SIZE || EFI_ERROR(er_alloc_any(pages, 0, &addr))) {
+			log_info(L"luks-%a: the key derivation needs %ld MiB in one piece and the firmware has no such free "
+				 L"memory; not unlocked, booting normally (the initramfs will ask)\n", hdr->uuid,
+				 (need + (1 << 20) - 1) >> 20);
+			return;
+		}
+		er_free_pages((void *)(UINTN)addr, pages);
+	}
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&pw)))
 		return;
 	for (unsigned t = 1; t <= PASS_TRIES; t++) {
@@ -95,8 +151,9 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 			break;
 		}
 		UINT64 t0 = er_time_us();
-		enum er_luks_status st = er_luks_unlock(hdr, &dev, &er_unlock_mem, &engine, NULL, (const UINT8 *)pw, (size_t)n,
-							vk, &vk_len, &slot, &e);
+		esc.seen = FALSE;
+		enum er_luks_status st = er_luks_unlock(hdr, &dev, &er_unlock_mem, &engine, &cancel, (const UINT8 *)pw,
+							(size_t)n, vk, &vk_len, &slot, &e);
 		UINT64 ms = (er_time_us() - t0) / 1000;
 		er_wipe(pw, PASS_MAX);
 		if (er_lanes_unconfirmed(&lanes)) {
@@ -109,6 +166,11 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 			log_info(L"luks-%a: unlocked (keyslot %d, %a, %ld ms on %d CPU(s))\n", hdr->uuid, (INTN)slot,
 				 kdf_name(hdr->ks[slot].kdf), ms, (INTN)(helpers + 1));
 			er_crypt_add(s, &lower, hdr, vk, vk_len);
+			break;
+		}
+		if (st == ER_LUKS_INTERRUPTED) {
+			log_info(L"luks-%a: skipped (Esc during the key derivation); booting normally (the initramfs will ask)\n",
+				 hdr->uuid);
 			break;
 		}
 		if (st == ER_LUKS_WRONG_PASSPHRASE) {

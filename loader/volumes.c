@@ -68,31 +68,43 @@ void er_vol_probe(struct state *s, UINTN i)
 	n -= n % d->block_size;
 	if (n < ER_LVM_LABEL_BYTES || EFI_ERROR(er_blockdev_probe(d, 0, s->head, n)))
 		return;
-	if (er_luks_probe(s->head, n)) {
-		if (s->nluks < MAX_LUKS)
-			s->luks[s->nluks++] = i;
-		else
-			log_warn(L"%a: more than %d LUKS containers: not looked at\n", d->id, (INTN)MAX_LUKS);
-		return;
+	BOOLEAN luks = er_luks_probe(s->head, n) != 0;
+	if (!luks) {
+		struct er_lvm_error e = { 0 };
+		struct er_lvm_label l;
+		enum er_lvm_status st = er_lvm_pv_probe(s->head, n, d->size, &l, &e);
+		if (st == ER_LVM_OK) {
+			if (s->npv >= MAX_PVS) {
+				log_warn(L"%a: more than %d LVM physical volumes: ignored\n", d->id, (INTN)MAX_PVS);
+				return;
+			}
+			s->pv[s->npv].dev = (unsigned)i;
+			s->pv[s->npv].size = d->size;
+			s->pv[s->npv].id = d->id;
+			s->pv[s->npv].label = l;
+			s->npv++;
+			return;
+		}
+		if (st != ER_LVM_NOT_PV) {
+			log_warn(L"%a: LVM label: %a: %a\n", d->id, er_lvm_status_name(st), e.detail);
+			return;
+		}
+		/* neither: a LUKS2 container whose primary header is damaged is found by its
+		 * secondary header (so that er_luks_open's recovery is reachable); a swap
+		 * area is never one (it may hold an old container's bytes) */
+		if (n >= ER_PAGE_SIZE && er_swap_classify(s->head) != ER_SWAP_NONE)
+			return;
+		struct er_luks_dev dev = { d, d->size, luks_read };
+		luks = er_luks_probe_dev(&dev) != 0;
+		if (luks)
+			log_info(L"%a: no LUKS header at the start, a LUKS2 secondary header found\n", d->id);
 	}
-	struct er_lvm_error e = { 0 };
-	struct er_lvm_label l;
-	enum er_lvm_status st = er_lvm_pv_probe(s->head, n, d->size, &l, &e);
-	if (st == ER_LVM_NOT_PV)
+	if (!luks)
 		return;
-	if (st != ER_LVM_OK) {
-		log_warn(L"%a: LVM label: %a: %a\n", d->id, er_lvm_status_name(st), e.detail);
-		return;
-	}
-	if (s->npv >= MAX_PVS) {
-		log_warn(L"%a: more than %d LVM physical volumes: ignored\n", d->id, (INTN)MAX_PVS);
-		return;
-	}
-	s->pv[s->npv].dev = (unsigned)i;
-	s->pv[s->npv].size = d->size;
-	s->pv[s->npv].id = d->id;
-	s->pv[s->npv].label = l;
-	s->npv++;
+	if (s->nluks < MAX_LUKS)
+		s->luks[s->nluks++] = i;
+	else
+		log_warn(L"%a: more than %d LUKS containers: not looked at\n", d->id, (INTN)MAX_LUKS);
 }
 
 void er_vol_set_name(struct er_blockdev *d, const char *a, const char *b, const char *c)
