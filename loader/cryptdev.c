@@ -53,9 +53,15 @@ static EFI_STATUS crypt_write(const struct er_blockdev *d, UINT64 off, const voi
 
 static const struct er_blockdev_ops crypt_ops = { crypt_read, crypt_write };
 
-void er_crypt_add(struct state *s, const struct er_blockdev *lower, const struct er_luks_header *hdr, UINT8 *vk,
-		  UINTN vk_len)
+BOOLEAN er_crypt_room(const struct state *s, UINTN n)
 {
+	return ncrypts + n <= MAX_LUKS && s->n + n <= s->cap;
+}
+
+BOOLEAN er_crypt_add(struct state *s, const struct er_blockdev *lower, const struct er_luks_header *hdr, UINT8 *vk,
+		     UINTN vk_len, const char *suffix)
+{
+	BOOLEAN added = FALSE;
 	struct crypt_map *m = NULL;
 	struct er_blockdev *d = er_vol_new_dev(s);
 	if (!d || ncrypts == MAX_LUKS || EFI_ERROR(er_alloc_zero(sizeof(*m), (void **)&m)))
@@ -79,12 +85,14 @@ void er_crypt_add(struct state *s, const struct er_blockdev *lower, const struct
 	d->io_align = lower->io_align;
 	d->size = size;
 	d->partition = TRUE;
-	er_vol_set_name(d, "luks-", hdr->uuid, "");
+	er_vol_set_name(d, "luks-", hdr->uuid, suffix);
 	crypts[ncrypts++] = m;
 	s->n++;
 	er_vol_probe(s, s->n - 1);
+	added = TRUE;
 out:
 	er_wipe(vk, vk_len);
+	return added;
 }
 
 UINTN er_crypt_count(void)
@@ -101,4 +109,15 @@ void er_crypt_wipe_all(BOOLEAN quiet)
 	if (ncrypts && !quiet)
 		log_info(L"%d volume key(s) wiped\n", (INTN)ncrypts);
 	ncrypts = 0;
+}
+
+void er_crypt_undo(struct state *s, UINTN n)
+{
+	(void)s;
+	/* the devices stay listed (nothing may point at freed memory) but cannot be read */
+	for (; n > 0 && ncrypts > 0; n--) {
+		struct crypt_map *m = crypts[--ncrypts];
+		er_aes_xts_wipe(&m->xts);
+		m->wiped = TRUE;
+	}
 }

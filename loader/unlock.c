@@ -7,6 +7,7 @@
 #include "efi/mp.h"
 #include "arch/cpu.h"
 #include "crypto/wipe.h"
+#include "image/fmt.h"
 
 #define PASS_MAX 512            /* cryptsetup's interactive limit */
 #define PASS_TRIES 3
@@ -108,7 +109,33 @@ static void mp_stalled(void *ctx, uint32_t done)
 		 L"boot normally: the image is kept)\n", (INTN)(LANE_JOIN_US / 1000000), (INTN)done);
 }
 
-void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
+/* The container and its twins (the one header: the one key), all or none. vk is wiped. */
+static void add_all(struct state *s, const struct er_blockdev *lower, const struct er_luks_header *hdr, UINT8 *vk,
+		    UINTN vk_len, const UINTN *twins, UINTN ntwins)
+{
+	UINT8 copy[ER_LUKS_MAX_KEY];
+	UINTN added = 0;
+	for (UINTN t = 0; t <= ntwins; t++) {
+		char suffix[8];
+		er_memcpy(copy, vk, vk_len);
+		er_snprintf(suffix, sizeof(suffix), t ? " #%u" : "", (unsigned)(t + 1));
+		if (!er_crypt_add(s, t ? &s->list[twins[t - 1]] : lower, hdr, copy, vk_len, suffix))
+			break;
+		if (t)
+			log_info(L"luks-%a on %a: the same header: unlocked with the same key\n", hdr->uuid,
+				 s->list[twins[t - 1]].id);
+		added++;
+	}
+	er_wipe(copy, sizeof(copy));
+	er_wipe(vk, vk_len);
+	if (added != ntwins + 1) {
+		/* a member left locked would keep the signature of an image resumed from another */
+		log_warn(L"luks-%a: not every device holding it could be mapped; none is used\n", hdr->uuid);
+		er_crypt_undo(s, added);
+	}
+}
+
+void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr, const UINTN *twins, UINTN ntwins)
 {
 	struct er_blockdev lower = s->list[i];
 	struct er_luks_dev dev = { &lower, lower.size, luks_read };
@@ -127,6 +154,10 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 	er_lanes_init(&lanes, &mp_ops, helpers, LANE_JOIN_US);
 	er_luks_summary(hdr, summary, sizeof(summary));
 	log_info(L"luks-%a on %a: %a\n", hdr->uuid, lower.id, summary);
+	if (!er_crypt_room(s, 1 + ntwins)) {
+		log_warn(L"luks-%a: no room for %d more mapped device(s); not unlocked\n", hdr->uuid, (INTN)(1 + ntwins));
+		return;
+	}
 	/* the key derivation's memory in one piece: there, or no passphrase is asked */
 	UINT64 need = er_luks_max_unlock_memory(hdr), addr = 0;
 	if (need) {
@@ -165,7 +196,7 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr)
 		if (st == ER_LUKS_OK) {
 			log_info(L"luks-%a: unlocked (keyslot %d, %a, %ld ms on %d CPU(s))\n", hdr->uuid, (INTN)slot,
 				 kdf_name(hdr->ks[slot].kdf), ms, (INTN)(helpers + 1));
-			er_crypt_add(s, &lower, hdr, vk, vk_len);
+			add_all(s, &lower, hdr, vk, vk_len, twins, ntwins);
 			break;
 		}
 		if (st == ER_LUKS_INTERRUPTED) {

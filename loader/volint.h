@@ -38,13 +38,18 @@ void er_vol_lvs_keep(struct er_vgs *a);
 
 /* cryptdev.c: the decrypted view of the container lower (vk wiped here); the number
  * of containers unlocked in this boot */
-void er_crypt_add(struct state *s, const struct er_blockdev *lower, const struct er_luks_header *hdr, UINT8 *vk,
-		  UINTN vk_len);
+BOOLEAN er_crypt_add(struct state *s, const struct er_blockdev *lower, const struct er_luks_header *hdr, UINT8 *vk,
+		     UINTN vk_len, const char *suffix);
+/* Room for n more containers (and their devices) */
+BOOLEAN er_crypt_room(const struct state *s, UINTN n);
 UINTN er_crypt_count(void);
+/* The last n containers added: their keys wiped, their devices unreadable, no longer counted */
+void er_crypt_undo(struct state *s, UINTN n);
 void er_crypt_wipe_all(BOOLEAN quiet);
 
-/* unlock.c: the passphrase dialogue for container i */
-void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr);
+/* unlock.c: the passphrase dialogue for container i; its twins (the same header on
+ * other devices: loader/twins.c) are unlocked with it, or none is */
+void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr, const UINTN *twins, UINTN ntwins);
 bool er_unlock_helpers_unconfirmed(void);
 extern const struct er_luks_mem er_unlock_mem;
 

@@ -15,6 +15,7 @@
  * volume/lvm.c; these files are their firmware glue. */
 #include "loader/volint.h"
 #include "loader/volumes.h"
+#include "loader/twins.h"
 #include "volume/lvm.h"
 #include "crypto/wipe.h"
 #include "image/fmt.h"
@@ -114,21 +115,6 @@ void er_vol_set_name(struct er_blockdev *d, const char *a, const char *b, const 
 
 /* ---- when to ask for a passphrase */
 
-static BOOLEAN uuid_str_eq(const char *a, const char *b)
-{
-	UINTN i;
-	for (i = 0; a[i] && b[i]; i++) {
-		char x = a[i], y = b[i];
-		if (x >= 'A' && x <= 'Z')
-			x = (char)(x - 'A' + 'a');
-		if (y >= 'A' && y <= 'Z')
-			y = (char)(y - 'A' + 'a');
-		if (x != y)
-			return FALSE;
-	}
-	return a[i] == b[i];
-}
-
 /* Is the swap area (or, for a swap file, the filesystem) the hint names on one of
  * devices [0, n) — without unlocking anything? */
 static BOOLEAN hint_visible(struct state *s, UINTN n)
@@ -173,55 +159,79 @@ static BOOLEAN visible_now(struct state *s)
 
 static void unlock_wanted(struct state *s)
 {
-	struct er_luks_header *hdr;
+	struct er_luks_header *hdrs;
 	BOOLEAN named = s->hint->have && s->hint->loc.luks[0];
 	BOOLEAN any = s->hint->have && !named;
+	UINTN nluks = s->nluks;
+	enum er_luks_status st[MAX_LUKS];
+	struct er_luks_err e[MAX_LUKS];
+	bool ok[MAX_LUKS], refused[MAX_LUKS];
+	unsigned lead[MAX_LUKS];
 
-	if (s->nluks == 0)
+	if (nluks == 0)
 		return;
-	if (EFI_ERROR(er_alloc(sizeof(*hdr), (void **)&hdr))) {
+	if (EFI_ERROR(er_alloc_zero(nluks * sizeof(*hdrs), (void **)&hdrs))) {
 		if (s->hint->have)
 			nlocked++;
 		return;
 	}
+	for (UINTN k = 0; k < nluks; k++) {
+		struct er_blockdev *d = &s->list[s->luks[k]];
+		struct er_luks_dev dev = { d, d->size, luks_read };
+		er_memset(&e[k], 0, sizeof(e[k]));
+		st[k] = er_luks_open(&hdrs[k], &dev, &er_unlock_mem, &e[k]);
+		ok[k] = st[k] == ER_LUKS_OK;
+	}
+	er_luks_twins(hdrs, ok, (unsigned)nluks, lead, refused);
 	if (any && visible_now(s)) {
 		log_info(L"the swap %s names is not encrypted: no passphrase asked\n", s->hint->name);
 		any = FALSE;
 	}
-	UINTN nluks = s->nluks;
 	for (UINTN k = 0; k < nluks; k++) {
 		UINTN i = s->luks[k];
+		struct er_luks_header *hdr = &hdrs[k];
 		struct er_blockdev *d = &s->list[i];
-		struct er_luks_dev dev = { d, d->size, luks_read };
-		struct er_luks_err e = { 0 };
-		hdr->uuid[0] = 0;
-		enum er_luks_status st = er_luks_open(hdr, &dev, &er_unlock_mem, &e);
 		const char *uuid = hdr->uuid[0] ? hdr->uuid : "?";
-		if (st == ER_LUKS_NOT_LUKS)
+		if (st[k] == ER_LUKS_NOT_LUKS)
 			continue;
+		if (lead[k] != k) {
+			log_info(L"luks-%a on %a: the same container as on %a (one header on two devices: RAID1 members?)\n",
+				 uuid, d->id, s->list[s->luks[lead[k]]].id);
+			continue;
+		}
 		/* a header too broken to give its UUID may be the named one */
-		BOOLEAN want = named ? !hdr->uuid[0] || uuid_str_eq(hdr->uuid, s->hint->loc.luks) : any;
+		BOOLEAN want = named ? !hdr->uuid[0] || er_uuid_text_eq(hdr->uuid, s->hint->loc.luks) : any;
 		if (!want) {
 			log_info(L"luks-%a on %a: encrypted (not unlocked: %a)\n", uuid, d->id,
 				 named ? "not the container the location variable names" : "nothing to resume");
 			continue;
 		}
-		if (st != ER_LUKS_OK) {
+		if (st[k] != ER_LUKS_OK) {
 			log_info(L"luks-%a on %a: not unlocked: %a: %a; booting normally (the initramfs will ask)\n", uuid,
-				 d->id, er_luks_status_name(st), e.detail);
+				 d->id, er_luks_status_name(st[k]), e[k].detail);
 			nlocked++;
 			continue;
 		}
+		if (refused[k]) {
+			log_info(L"luks-%a on %a: another device has a container with this UUID and a different header; "
+				 L"neither is unlocked, booting normally (the initramfs will ask)\n", uuid, d->id);
+			nlocked++;
+			continue;
+		}
+		UINTN twins[MAX_LUKS], ntw = 0;
+		for (UINTN j = k + 1; j < nluks; j++)
+			if (lead[j] == k)
+				twins[ntw++] = s->luks[j];
 		UINTN before = er_crypt_count();
-		er_unlock(s, i, hdr);
+		er_unlock(s, i, hdr, twins, ntw);
 		if (er_crypt_count() == before)
 			nlocked++;
 		/* the hint's swap found in what was just unlocked: no further passphrase */
 		else if (any && k + 1 < nluks && visible_now(s))
 			any = FALSE;
 	}
-	er_wipe(hdr, sizeof(*hdr));
-	er_free(hdr);
+	er_wipe(hdrs, nluks * sizeof(*hdrs));
+	er_free(hdrs);
 }
 
 EFI_STATUS er_volumes_open(const struct er_config *cfg, const struct er_hint *hint, struct er_blockdev **devs,
