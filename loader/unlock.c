@@ -154,6 +154,11 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr, const UINTN
 	er_lanes_init(&lanes, &mp_ops, helpers, LANE_JOIN_US);
 	er_luks_summary(hdr, summary, sizeof(summary));
 	log_info(L"luks-%a on %a: %a\n", hdr->uuid, lower.id, summary);
+	if (er_lanes_unconfirmed(&lanes)) {
+		log_warn(L"luks-%a: a helper CPU of an earlier key derivation was not confirmed back; not unlocked\n",
+			 hdr->uuid);
+		return;
+	}
 	if (!er_crypt_room(s, 1 + ntwins)) {
 		log_warn(L"luks-%a: no room for %d more mapped device(s); not unlocked\n", hdr->uuid, (INTN)(1 + ntwins));
 		return;
