@@ -21,6 +21,11 @@ void er_volumes_close(BOOLEAN quiet);
  * wrong passphrases): that no image was found says nothing about whether one is there. */
 BOOLEAN er_volumes_locked(void);
 
+/* A helper CPU of the argon2 lanes (loader/lanes.c) was never confirmed back: it may
+ * still run code of ours and touch memory of ours. While this is TRUE nothing may be
+ * committed (no signature write, no hand-off): keep the image, boot the fallback. */
+BOOLEAN er_volumes_helpers_unconfirmed(void);
+
 /* d is the logical volume spec names ("vg/lv", "/dev/vg/lv", "/dev/mapper/vg-lv"). */
 BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec);
 
