@@ -2,6 +2,7 @@
 /* Secure Boot hibernation, the key holder (efi/secboot.h; contract v1 in the notes). */
 #include "efi/secboot.h"
 #include "crypto/wipe.h"
+#include "image/fmt.h"
 
 struct er_secboot er_sb;
 
@@ -50,8 +51,9 @@ static void set_key(const UINT8 key[ER_KEY_LEN])
 static void log_key(const CHAR16 *what)
 {
 	const UINT8 *i = er_sb.key_id;
-	log_info(L"Secure Boot: hibernation key %s (key id %02x%02x%02x%02x%02x%02x%02x%02x)\n", what, (UINTN)i[0],
-		 (UINTN)i[1], (UINTN)i[2], (UINTN)i[3], (UINTN)i[4], (UINTN)i[5], (UINTN)i[6], (UINTN)i[7]);
+	char id[17];
+	er_snprintf(id, sizeof(id), "%02x%02x%02x%02x%02x%02x%02x%02x", i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]);
+	log_info(L"Secure Boot: hibernation key %s (key id %a)\n", what, id);
 }
 
 void er_secboot_start(void)

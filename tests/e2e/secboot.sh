@@ -11,10 +11,16 @@
 #                     signed by db (Debian's own signature): refused with a clear line
 #   untagged          an image signature without an auth block: refused under Secure Boot
 #                     (reason-code auth), the swap signature kept, the fallback started
+#   tagged            a real image (6.1, uncompressed) hibernated under the same firmware code
+#                     with Secure Boot off, then tagged on the host by tests/lib/secboot-tag.py
+#                     (a reference of the kernel side) with the key efiresume made: a copy with
+#                     one flipped data byte is refused (tag), the tagged one is resumed under
+#                     Secure Boot and the key rotated; the same image again is refused (key id)
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
 case=$1
+[ "$case" != tagged ] || exec "$(dirname "$0")/secboot-tagged.sh"
 d=$(scratch "secboot-$case")
 make -s -C "$TOP" sign KEY="$(sb_key "$d")" CERT="$SB_CERT" >/dev/null 2>&1 ||
 	{ echo "  make sign failed"; exit 1; }
@@ -65,7 +71,7 @@ signed)
 	expect "$L" "efiresume: efiresume .* \(x64\) started" "the signed efiresume started" || ok=1
 	expect "$L" "efiresume: Secure Boot is on" "it saw Secure Boot" || ok=1
 	expect "$L" "efiresume: Secure Boot: new hibernation key drawn from EFI_RNG_PROTOCOL" "key drawn from EFI_RNG_PROTOCOL" || ok=1
-	expect "$L" "efiresume: Secure Boot: hibernation key made and stored in EfiresumeHibernationKey \(NV\|BS\) \(key id [0-9a-f]{16}\)" "key stored" || ok=1
+	expect "$L" "efiresume: Secure Boot: hibernation key made and stored in EfiresumeHibernationKey \(NV\|BS\) \(key id [0-9a-fA-F]{16}\)" "key stored" || ok=1
 	expect "$L" "efiresume: Secure Boot: key table f81507ad-4bd7-47e1-92c8-5dbd29e50049 installed" "key table installed" || ok=1
 	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "the signed kernel started" || ok=1
 	expect "$L" "EFIRESUME-TEST: secureboot=1 lockdown=.*\[(integrity|confidentiality)\]" "the kernel runs under Secure Boot, locked down" || ok=1
@@ -79,7 +85,7 @@ signed)
 	expect "$d/serial2.log" "EFIRESUME-TEST: marker=$marker\$" "boot 2 started the kernel" || ok=1
 	;;
 fallback-unsigned)
-	boot 1 120
+	boot 1 60
 	expect "$L" "efiresume: efiresume .* \(x64\) started" "the signed efiresume started" || ok=1
 	expect "$L" 'efiresume: error: Secure Boot: the firmware refused to load .*vmlinuz.efi \(not signed by a key in db, or revoked in dbx\): (Security Violation|Access Denied)' "the unsigned fallback refused with a clear line" || ok=1
 	expect_not "$L" "EFIRESUME-TEST: marker" "the kernel never ran" || ok=1

@@ -35,8 +35,9 @@ sb_run_qemu() {
 	local disk=$1 vars=$2 log=$3 tmo=$4
 	shift 4
 	: > "$log"
+	[[ " $* " == *" -cpu "* ]] || set -- -cpu "${QEMU_CPU_X64:-qemu64,-cx16}" "$@"
 	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35,smm=on \
-		-global driver=cfi.pflash01,property=secure,value=on -accel tcg -cpu "${QEMU_CPU_X64:-qemu64,-cx16}" \
+		-global driver=cfi.pflash01,property=secure,value=on -accel tcg \
 		-m "${MEM:-512}" -smp "${SMP:-1}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$SB_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
@@ -44,5 +45,8 @@ sb_run_qemu() {
 		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
 }
+
+# the plain (Secure Boot off) variable store, for a boot under the same firmware code
+sb_plain_vars() { cp /usr/share/OVMF/OVMF_VARS_4M.fd "$1"; }
 
 sb_var_attrs() { python3 "$TOP/tests/lib/secboot-vars.py" "$1" "$2"; }
