@@ -21,8 +21,7 @@ token=$(fixture_fact "$fx" token)
 kdir=$(kernel_dir linux-image-cloud-amd64)
 sb_sign "$d/snakeoil.key" "$(kernel_image "$kdir")" "$d/vmlinuz.efi"
 esp_put "$d/disk.img" "$d/vmlinuz.efi" ::/vmlinuz.efi
-esp_put "$d/disk.img" build/efiresume-x64.signed.efi ::/EFI/BOOT/BOOTX64.EFI 2>/dev/null ||
-	esp_put "$d/disk.img" "$BUILD/efiresume-x64.signed.efi" ::/EFI/BOOT/BOOTX64.EFI
+esp_put "$d/disk.img" "$BUILD/efiresume-x64.signed.efi" ::/EFI/BOOT/BOOTX64.EFI
 # no fallback while the image must stay (the fixture's kernel would make a new swap)
 printf 'timeout 0\n' > "$d/nofallback.conf"
 esp_put "$d/disk.img" "$d/nofallback.conf" ::/EFI/BOOT/efiresume.conf

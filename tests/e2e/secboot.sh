@@ -56,7 +56,7 @@ boot() {   # boot N TIMEOUT
 	local rc=0
 	sb_run_qemu "$d/disk.img" "$d/vars.fd" "$d/serial$1.log" "$2" -device virtio-rng-pci || rc=$?
 	echo "  boot $1: qemu exit status $rc"
-	[ $rc -ne 124 ] || [ "$case" = unsigned ] || { echo "  QEMU timed out"; ok=1; }
+	[ $rc -ne 124 ] || [ "$case" = unsigned ] || [ "$case" = fallback-unsigned ] || { echo "  QEMU timed out"; ok=1; }   # those two end in the firmware's menu
 }
 ok=0
 L=$d/serial1.log
