@@ -3,7 +3,10 @@
 """Reads one variable's attributes and size from an OVMF variable store (the VARS .fd file),
 without the firmware: edk2's authenticated variable format (VARIABLE_HEADER with StartId
 0x55AA, State VAR_ADDED = 0x3F for the live copy). Prints "attrs=0x%x size=%d" of the live
-record named NAME, or "absent".  secboot-vars.py VARS NAME [GUID]"""
+record named NAME, or "absent".  secboot-vars.py VARS NAME [GUID]
+  secboot-vars.py VARS NAME --set1 V   overwrite the live record's one data byte with V (in
+                                       place; e.g. SecureBootEnable 0: Secure Boot off with the
+                                       same keys enrolled)"""
 import struct, sys, uuid
 
 def records(blob):
@@ -21,12 +24,20 @@ def records(blob):
             i = blob.find(b"\xaa\x55", i + 1)
             continue
         name = blob[i + 60:i + 60 + name_size].decode("utf-16-le", "replace").rstrip("\0")
-        yield state, attrs, name, guid, data_size
+        yield state, attrs, name, guid, data_size, i + 60 + name_size
         i = (i + 60 + name_size + data_size + 3) & ~3
 
 def main():
     blob = open(sys.argv[1], "rb").read()
     want = sys.argv[2]
+    if len(sys.argv) > 4 and sys.argv[3] == "--set1":
+        live = [r for r in records(blob) if r[2] == want and r[0] == 0x3F and r[4] == 1]
+        if not live:
+            sys.exit("no live one-byte %s" % want)
+        with open(sys.argv[1], "r+b") as f:
+            f.seek(live[-1][5])
+            f.write(bytes([int(sys.argv[4], 0)]))
+        return
     guid = uuid.UUID(sys.argv[3]) if len(sys.argv) > 3 else None
     live = [r for r in records(blob) if r[2] == want and r[0] == 0x3F and (guid is None or r[3] == guid)]
     if not live:
