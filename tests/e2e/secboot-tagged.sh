@@ -46,7 +46,7 @@ esp_put "$d/disk.img" "$d/nofallback.conf" ::/EFI/BOOT/efiresume.conf
 sig=$(swap_sig "$d/disk.img")
 [ "$sig" = S1SUSPEND ] && echo "  ok: image there ($sig)" || { echo "  WRONG: signature $sig"; ok=1; }
 # 3. tagged on the host with that key (key page: none)
-read -r kid npages < <(python3 "$TOP/tests/lib/secboot-tag.py" "$d/disk.img" "$(swap_offset)" "$d/vars.fd" 0)
+read -r kid npages slot < <(python3 "$TOP/tests/lib/secboot-tag.py" "$d/disk.img" "$(swap_offset)" "$d/vars.fd" 0)
 echo "  tagged: key id $kid, $npages stream pages"
 # 4. one data byte flipped in a copy (the last stored page, through the map): refused by the tag
 cp --sparse=always "$d/disk.img" "$d/bad.img"
@@ -77,4 +77,14 @@ expect "$L" '^EFIRESUME-TEST: resumed$' "the image kernel resumed" || ok=1
 # 6. the same image (the copy taken before the resume) again: another key id now
 boot replay "$d/tagged-copy.img" "$d/vars.fd" 60
 expect "$d/replay.log" "image refused: Secure Boot: tagged with another key \(key id $kid\)" "replay refused: the key was rotated" || ok=1
+# 7. the copy tagged again with the rotated key, naming a key page (a page the hibernated
+#    kernel had free): verified, the new key written there, resumed
+read -r kid2 npages2 slot2 < <(python3 "$TOP/tests/lib/secboot-tag.py" "$d/tagged-copy.img" "$(swap_offset)" "$d/vars.fd" auto)
+echo "  tagged again: key id $kid2, key page $slot2"
+slot2=0x$(echo "${slot2#0x}" | tr a-f A-F)   # efiresume prints hex digits in upper case
+boot keypage "$d/tagged-copy.img" "$d/vars.fd" 240
+L=$d/keypage.log
+expect "$L" "Secure Boot: tag verified over $npages2 pages" "tag verified (rotated key $kid2)" || ok=1
+expect "$L" "Secure Boot: new key written to the image kernel's key page $slot2" "new key written to key page $slot2" || ok=1
+expect "$L" '^EFIRESUME-TEST: resumed$' "the image kernel resumed again" || ok=1
 exit $ok

@@ -6,7 +6,9 @@ key from an OVMF VARS file (EfiresumeHibernationKey), walks the swap map of an i
 a disk, writes the auth block at offset 512 of the swap header page with the tag
 HMAC-SHA256(K, "efiresume-swsusp" || auth[0:96] || image u64 || flags u32 || hw_sig u32 ||
 crc32 u32 || every stored page in stream order).
-  secboot-tag.py DISK SWAP_OFFSET VARS [KEY_SLOT_PHYS]   prints the key id"""
+  secboot-tag.py DISK SWAP_OFFSET VARS [KEY_SLOT_PHYS|auto]   prints the key id, the number of
+  stream pages and the key page; auto: a page between 64 and 128 MiB that is not in the image
+  (free in the hibernated kernel), for the key page of the contract"""
 import hashlib, hmac, struct, sys
 
 
@@ -35,7 +37,7 @@ def read_key(vars_path):
 
 def main():
     disk, off, vars_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    slot = int(sys.argv[4], 0) if len(sys.argv) > 4 else 0
+    slot_arg = sys.argv[4] if len(sys.argv) > 4 else "0"
     key = read_key(vars_path)
     f = open(disk, "r+b")
     def page(n):
@@ -54,6 +56,22 @@ def main():
         ents = struct.unpack_from("<512Q", mp)
         stream += [e for e in ents[:511] if e]
         m = ents[511]
+    if slot_arg == "auto":
+        # the PFN pages follow the header page: 512 PFNs each, ~0 after the last
+        pfns = set()
+        for s in stream[1:]:
+            words = struct.unpack_from("<512Q", page(s))
+            done = False
+            for w in words:
+                if w == (1 << 64) - 1:
+                    done = True
+                    break
+                pfns.add(w & ~(1 << 63))
+            if done:
+                break
+        slot = next(p for p in range(0x6000, 0x8000) if p not in pfns and p + 1 not in pfns and p - 1 not in pfns) * PG
+    else:
+        slot = int(slot_arg, 0)
     key_id = hmac.new(key, b"efiresume key id", hashlib.sha256).digest()[:8]
     auth = bytearray(128)
     auth[0:8] = b"EFRHMAC1"
@@ -71,6 +89,6 @@ def main():
     f.seek(off)
     f.write(hdr)
     f.close()
-    print("%s %d" % (key_id.hex(), len(stream)))
+    print("%s %d 0x%x" % (key_id.hex(), len(stream), slot))
 
 main()
