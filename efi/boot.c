@@ -13,8 +13,20 @@ EFI_STATUS er_start_image(const CHAR16 *path, const CHAR16 *options)
 	dp = FileDevicePath(er_loaded_image->DeviceHandle, (CHAR16 *)path);
 	if (!dp)
 		return log_error_status(EFI_OUT_OF_RESOURCES, L"cannot build a device path for %s", path);
+	/* Loaded from its device path (SourceBuffer NULL), never from a buffer of ours: the
+	 * firmware reads the file itself and, under Secure Boot, checks its signature against
+	 * db/dbx like any boot option (a buffer would be checked too on edk2, but the device
+	 * path is what the firmware's policy and measurements expect). */
 	err = BS->LoadImage(FALSE, er_image_handle, dp, NULL, 0, &child);
 	FreePool(dp);
+	if (err == EFI_SECURITY_VIOLATION || err == EFI_ACCESS_DENIED) {
+		/* UEFI 2.3.1+: with EFI_SECURITY_VIOLATION the image may be loaded (a handle
+		 * exists) but must not be started: unload it */
+		if (child)
+			BS->UnloadImage(child);
+		return log_error_status(err, L"Secure Boot: the firmware refused to load %s (not signed by a key in db, or revoked in dbx)",
+					path);
+	}
 	if (EFI_ERROR(err))
 		return log_error_status(err, L"cannot load %s", path);
 

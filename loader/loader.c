@@ -1,6 +1,7 @@
 /* The story of a boot through efiresume. */
 #include "loader/loader.h"
 #include "loader/volumes.h"
+#include "efi/secboot.h"
 
 #define CONF_MAX_SIZE (64 * 1024)
 
@@ -71,6 +72,7 @@ EFI_STATUS er_loader_main(void)
 
 	/* A broken configuration file still leaves the defaults in place: go on. */
 	load_config(&cfg);
+	er_secboot_start();   /* Secure Boot: the hibernation key (secboot) */
 
 	er_hint_read(&hint);
 	err = er_blockdev_list(&devs, &ndevs);
@@ -113,5 +115,6 @@ EFI_STATUS er_loader_main(void)
 	/* the volume keys go before anything else runs */
 	er_volumes_close(FALSE);
 	er_free(devs);
+	er_secboot_handover();   /* Secure Boot: the key table for the next kernel (secboot) */
 	return er_run_fallback(&cfg);
 }

@@ -13,6 +13,7 @@
 #include "loader/location.h"
 #include "image/crc32.h"
 #include "crypto/wipe.h"
+#include "loader/auth_run.h"   /* Secure Boot (secboot) */
 
 #define IO_PAGES 512   /* 2 MiB per read */
 
@@ -272,6 +273,7 @@ struct loaded {
 	struct er_handoff h;
 	BOOLEAN platform_mode;
 	char orig_sig[11];
+	struct er_auth_run *auth;   /* Secure Boot: the tag (secboot) */
 };
 
 /* The modern format (kernels 2.6.x .. 6.x): verify, plan, stream. On success the
@@ -291,6 +293,7 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	r = er_image_open(&img, src, page, &e);
 	if (r)
 		return refuse(dev, r, e.detail);
+	er_auth_run_header(l->auth, page);   /* page: the header page er_image_open read last (secboot) */
 	log_info(L"%a: image of an %a kernel, %a, %ld pages + %ld meta, jump 0x%lx, cr3 0x%lx\n", dev->id,
 		 er_arch_name(img.arch), img.comp == ER_COMP_NONE ? "uncompressed" : er_comp_name(img.comp),
 		 img.image_pages, img.nr_meta_pages, img.jump_address, img.cr3);
@@ -368,6 +371,8 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 		}
 	}
 	err = progress_end(&pr, dev, r, e.detail);
+	if (!EFI_ERROR(err))
+		err = er_auth_run_end(l->auth, &img, l->pfns, &l->plan);   /* secboot */
 	if (EFI_ERROR(err)) {
 		er_plan_undo(&l->plan);
 		goto out;
@@ -475,6 +480,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	UINT8 *page = NULL, *page0 = NULL;
 	UINT64 t_start = er_time_us(), t_prep;
 	EFI_STATUS err;
+	struct er_auth_run ar = { 0 };   /* secboot */
 
 	er_plan_init(&l.plan, &er_plan_efi_mem);
 	l.plan.wipe_on_undo = dev->encrypted;
@@ -485,6 +491,9 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		return EFI_OUT_OF_RESOURCES;
 	}
 	err = er_blockdev_read(dev, sd->header_page * ER_PAGE_SIZE, page0, ER_PAGE_SIZE);
+	if (!EFI_ERROR(err))
+		err = er_auth_run_begin(&ar, sd, page0);   /* secboot: refused without a valid auth block */
+	l.auth = &ar;
 	if (EFI_ERROR(err))
 		goto out;
 	if (er_swsusp2004_signature(page0) && sd->header_page != 0)
@@ -523,6 +532,8 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		err = EFI_ABORTED;
 		goto out;
 	}
+
+	er_auth_run_rotate(&ar, l.pfns);   /* secboot: K' stored, and in the key page */
 
 	/* 6 (facts read now: after ExitBootServices, and on ia32 after SetVirtualAddressMap,
 	 * the firmware's tables and pointers are not to be used) */
@@ -574,6 +585,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		log_error_status(err, L"%a: the swap signature is reset but the hand-off failed; the image is lost", dev->id);
 
 out:
+	er_auth_run_drop(&ar);
 	if (m.buf)
 		er_memmap_free(&m);
 	if (l.pfns)

@@ -1,0 +1,15 @@
+# Secure Boot check (tests/e2e/secboot.sh): the kernel started by efiresume under Secure
+# Boot reports lockdown, and whether efiresume's key variable is visible (it must not be:
+# it has no RUNTIME_ACCESS), then powers off.
+say "booted $(uname -r) $(uname -m)"
+say "marker=$(arg efiresume_marker)"
+ev=/sys/firmware/efi/efivars
+grep -q ' efivarfs ' /proc/filesystems || insmod /lib/modules/efivarfs.ko 2>/dev/null
+grep -q " $ev " /proc/mounts || mount -t efivarfs none $ev
+# efivarfs files: 4 bytes of attributes, then the data (SecureBoot: one byte)
+sb=$(tail -c 1 $ev/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c 2>/dev/null | od -An -tu1 | tr -d ' ')
+mount -t securityfs none /sys/kernel/security 2>/dev/null
+say "secureboot=$sb lockdown=$(cat /sys/kernel/security/lockdown 2>/dev/null || echo unknown)"
+say "efivars readable: $(ls $ev | wc -l) variables"
+say "efiresume variables visible: [$(ls $ev | grep -i '338ebdff-5bf8-4971-8760-45caada2d435' | tr '\n' ' ')]"
+poweroff -f

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# efiresume under Secure Boot (OVMF secboot, snakeoil keys; tests/lib/secboot.sh), x64.
+#   secboot.sh CASE
+#   signed            the signed efiresume starts; it makes the hibernation key (variable NV|BS,
+#                     32 bytes, read from the VARS file on the host; invisible in the guest's
+#                     efivarfs), installs the key table and starts a signed kernel; a second
+#                     boot reads the same key
+#   unsigned          the unsigned efiresume is not started by the firmware (Access Denied)
+#   fallback-unsigned the signed efiresume asks the firmware to start a kernel that is not
+#                     signed by db (Debian's own signature): refused with a clear line
+#   untagged          an image signature without an auth block: refused under Secure Boot
+#                     (reason-code auth), the swap signature kept, the fallback started
+#   tagged            a real image (6.1, uncompressed) hibernated under the same firmware code
+#                     with Secure Boot off, then tagged on the host by tests/lib/secboot-tag.py
+#                     (a reference of the kernel side) with the key efiresume made: a copy with
+#                     one flipped data byte is refused (tag), the tagged one is resumed under
+#                     Secure Boot and the key rotated; the same image again is refused (key id)
+set -euo pipefail
+. "$(dirname "$0")/../lib/harness.sh"
+. "$(dirname "$0")/../lib/secboot.sh"
+case=$1
+[ "$case" != tagged ] || exec "$(dirname "$0")/secboot-tagged.sh"
+d=$(scratch "secboot-$case")
+make -s -C "$TOP" sign KEY="$(sb_key "$d")" CERT="$SB_CERT" >/dev/null 2>&1 ||
+	{ echo "  make sign failed"; exit 1; }
+
+kdir=$(kernel_dir linux-image-cloud-amd64)
+cat "$TOP"/tests/e2e/init/prelude.sh "$TOP"/tests/e2e/init/secboot.sh > "$d/init"
+make_initramfs x64 "$kdir" "$d/init" "$d/initrd.gz"
+marker=m$RANDOM$RANDOM
+cat > "$d/efiresume.conf" <<CONF
+timeout 0
+fallback \\vmlinuz.efi
+options initrd=\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker
+CONF
+efi=$BUILD/efiresume-x64.signed.efi
+[ "$case" = unsigned ] && efi=$BUILD/efiresume-x64.efi
+kernel=$d/vmlinuz.efi
+if [ "$case" = fallback-unsigned ]; then
+	cp "$(kernel_image "$kdir")" "$kernel"    # Debian's signature, not in the snakeoil db
+else
+	sb_sign "$d/snakeoil.key" "$(kernel_image "$kdir")" "$kernel"
+fi
+make_disk "$d/disk.img" 64
+esp_put "$d/disk.img" "$efi" ::/EFI/BOOT/BOOTX64.EFI
+esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+esp_put "$d/disk.img" "$kernel" ::/vmlinuz.efi
+esp_put "$d/disk.img" "$d/initrd.gz" ::/initrd.gz
+mkswap_disk "$d/disk.img" $SWAP_PARTUUID
+[ "$case" = untagged ] && set_swap_sig "$d/disk.img" S1SUSPEND
+before=$(swap_sig "$d/disk.img")
+sb_new_vars "$d/vars.fd"
+
+boot() {   # boot N TIMEOUT
+	local rc=0
+	sb_run_qemu "$d/disk.img" "$d/vars.fd" "$d/serial$1.log" "$2" -device virtio-rng-pci || rc=$?
+	echo "  boot $1: qemu exit status $rc"
+	[ $rc -ne 124 ] || [ "$case" = unsigned ] || [ "$case" = fallback-unsigned ] || { echo "  QEMU timed out"; ok=1; }   # those two end in the firmware's menu
+}
+ok=0
+L=$d/serial1.log
+case $case in
+unsigned)
+	boot 1 40
+	expect_not "$L" "efiresume: efiresume .* started" "the unsigned efiresume never started" || ok=1
+	expect "$L" 'BdsDxe: failed to load Boot[0-9A-F]+ .*: (Access Denied|Security Violation)' "the firmware refused it" || ok=1
+	;;
+signed)
+	boot 1 180
+	expect "$L" "efiresume: efiresume .* \(x64\) started" "the signed efiresume started" || ok=1
+	expect "$L" "efiresume: Secure Boot is on" "it saw Secure Boot" || ok=1
+	expect "$L" "efiresume: Secure Boot: new hibernation key drawn from EFI_RNG_PROTOCOL" "key drawn from EFI_RNG_PROTOCOL" || ok=1
+	expect "$L" "efiresume: Secure Boot: hibernation key made and stored in EfiresumeHibernationKey \(NV\|BS\) \(key id [0-9a-fA-F]{16}\)" "key stored" || ok=1
+	expect "$L" "efiresume: Secure Boot: key table f81507ad-4bd7-47e1-92c8-5dbd29e50049 installed" "key table installed" || ok=1
+	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "the signed kernel started" || ok=1
+	expect "$L" "EFIRESUME-TEST: secureboot=1 lockdown=.*\[(integrity|confidentiality)\]" "the kernel runs under Secure Boot, locked down" || ok=1
+	expect "$L" "EFIRESUME-TEST: efivars readable: [1-9]" "efivarfs works in the guest" || ok=1
+	expect "$L" "EFIRESUME-TEST: efiresume variables visible: \[\]" "EfiresumeHibernationKey is not visible to the OS" || ok=1
+	a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKey)
+	if [ "$a" = "attrs=0x3 size=32" ]; then echo "  ok: in the VARS file: $a"; else echo "  WRONG: EfiresumeHibernationKey in the VARS file: $a"; ok=1; fi
+	id1=$(clean_log "$L" | sed -n 's/.*hibernation key made.*(key id \([0-9a-fA-F]*\)).*/\1/p')
+	boot 2 180
+	expect "$d/serial2.log" "efiresume: Secure Boot: hibernation key read \(key id $id1\)" "boot 2 read the same key ($id1)" || ok=1
+	expect "$d/serial2.log" "EFIRESUME-TEST: marker=$marker\$" "boot 2 started the kernel" || ok=1
+	;;
+fallback-unsigned)
+	boot 1 60
+	expect "$L" "efiresume: efiresume .* \(x64\) started" "the signed efiresume started" || ok=1
+	expect "$L" 'efiresume: error: Secure Boot: the firmware refused to load .*vmlinuz.efi \(not signed by a key in db, or revoked in dbx\): (Security Violation|Access Denied)' "the unsigned fallback refused with a clear line" || ok=1
+	expect_not "$L" "EFIRESUME-TEST: marker" "the kernel never ran" || ok=1
+	;;
+untagged)
+	boot 1 180
+	expect "$L" "efiresume: swap PARTUUID=$SWAP_PARTUUID: hibernation image signature found" "signature reported" || ok=1
+	expect "$L" "efiresume: PARTUUID=$SWAP_PARTUUID: image refused: Secure Boot: no auth block \(EFRHMAC1\)" "refused: no auth block" || ok=1
+	expect "$L" "efiresume: PARTUUID=$SWAP_PARTUUID: reason-code auth; nothing was written, the image is kept" "reason-code auth, kept" || ok=1
+	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "the fallback kernel started" || ok=1
+	;;
+esac
+after=$(swap_sig "$d/disk.img")
+if [ "$before" = "$after" ]; then echo "  ok: swap signature untouched ($after)"; else echo "  CHANGED: swap signature $before -> $after"; ok=1; fi
+exit $ok

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Secure Boot in QEMU (sourced after harness.sh): OVMF_CODE_4M.secboot.fd with SMM and
+# secure pflash, a private copy of OVMF_VARS_4M.snakeoil.fd (Secure Boot on; its db holds
+# the snakeoil certificate whose key ships in the ovmf package), and an EFI_RNG_PROTOCOL
+# (virtio-rng-pci).
+#   sb_key DIR                 -> DIR/snakeoil.key (unencrypted copy) and prints its path
+#   sb_sign KEY IN OUT         sign a PE image with the snakeoil certificate (a signature
+#                              already there, e.g. Debian's on a kernel, is removed first)
+#   sb_new_vars OUT            fresh copy of the snakeoil variable store
+#   sb_run_qemu DISK VARS LOG TIMEOUT [qemu args]   x64 only; returns QEMU's status
+#   sb_var_attrs VARS NAME     "attrs=0x.. size=N" of the live variable NAME in the store, or "absent"
+SB_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
+SB_CODE=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+SB_VARS=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
+
+sb_key() {
+	openssl pkey -in /usr/share/ovmf/PkKek-1-snakeoil.key -passin pass:snakeoil -out "$1/snakeoil.key"
+	echo "$1/snakeoil.key"
+}
+
+sb_sign() {
+	local key=$1 in=$2 out=$3 tmp
+	tmp=$(mktemp)
+	cp "$in" "$tmp"
+	# sbattach --remove fails on an image without a signature: that is fine
+	sbattach --remove "$tmp" >/dev/null 2>&1 || true
+	sbsign --key "$key" --cert "$SB_CERT" --output "$out" "$tmp" 2>/dev/null
+	rm -f "$tmp"
+	sbverify --cert "$SB_CERT" "$out" >/dev/null
+}
+
+sb_new_vars() { cp "$SB_VARS" "$1"; }
+
+sb_run_qemu() {
+	local disk=$1 vars=$2 log=$3 tmo=$4
+	shift 4
+	: > "$log"
+	[[ " $* " == *" -cpu "* ]] || set -- -cpu "${QEMU_CPU_X64:-qemu64,-cx16}" "$@"
+	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35,smm=on \
+		-global driver=cfi.pflash01,property=secure,value=on -accel tcg \
+		-m "${MEM:-512}" -smp "${SMP:-1}" \
+		-drive if=pflash,format=raw,unit=0,readonly=on,file="$SB_CODE" \
+		-drive if=pflash,format=raw,unit=1,file="$vars" \
+		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
+		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
+}
+
+# the plain (Secure Boot off) variable store, for a boot under the same firmware code
+sb_plain_vars() { cp /usr/share/OVMF/OVMF_VARS_4M.fd "$1"; }
+
+sb_var_attrs() { python3 "$TOP/tests/lib/secboot-vars.py" "$1" "$2"; }
