@@ -114,7 +114,7 @@ gcc -O1 -I"$TOP" -DEFIRESUME_HOST "$W/oracle.c" "${srcs[@]}" -o "$W/oracle" || {
 ORACLE=$W/oracle
 
 # ---------------------------------------------------------------- load options
-# mkopt FILE DESC PART PARTGUID PATH [OPTDATA_UCS2_TEXT]   (PATH "" = no File node:
+# mkopt FILE DESC PART PARTGUID PATH [OPTDATA_TEXT [ascii]]   (UCS-2 unless ascii; PATH "" = no File node:
 # a firmware-volume file node instead, as OVMF's own entries)
 cat >"$W/mkopt.pl" <<'EOF'
 
@@ -132,7 +132,8 @@ cat >"$W/mkopt.pl" <<'EOF'
 	}
 	$fp .= pack("C C v", 0x7f, 0xff, 4);
 	my $d = pack("V V v", 7, 1, length $fp) . ucs2($desc) . $fp;
-	$d .= pack("v*", map { ord } split //, $opt) if defined $opt;
+	if (defined $opt && defined $ARGV[6] && $ARGV[6] eq "ascii") { $d .= $opt; }   # efibootmgr without -u
+	elsif (defined $opt) { $d .= pack("v*", map { ord } split //, $opt); }
 	open my $fh, ">:raw", $file or die; print $fh $d; close $fh;
 EOF
 mkopt() { perl "$W/mkopt.pl" "$@"; }
@@ -639,6 +640,15 @@ u16var "$V/BootCurrent-$G" 0001
 check "BootCurrent shim: fallback" "$(conf fallback)" '\EFI\debian\shimx64.efi'
 check "BootCurrent shim: no options" "$(conf options)" ""
 "$TOOL" remove >/dev/null 2>&1
+# efibootmgr without -u writes the optional data as ASCII bytes: not read as UCS-2 (it would be
+# CJK garbage copied as the fallback's command line), not copied, said (issue 18)
+mkopt "$V/Boot0001-$G" debian 1 "$ESP_GUID" '\EFI\debian\shimx64.efi' 'root=/dev/sda1 quiet' ascii
+out=$("$TOOL" install 2>&1)
+check "BootCurrent shim, ASCII optional data: fallback" "$(conf fallback)" '\EFI\debian\shimx64.efi'
+check "BootCurrent shim, ASCII optional data: not copied as options" "$(conf options)" ""
+has "BootCurrent shim, ASCII optional data: said" "$out" 'ASCII optional data ("root=/dev/sda1 quiet")'
+"$TOOL" remove >/dev/null 2>&1
+mkopt "$V/Boot0001-$G" debian 1 "$ESP_GUID" '\EFI\debian\shimx64.efi'
 u16var "$V/BootCurrent-$G" 0003
 "$TOOL" install >/dev/null 2>&1
 check "BootCurrent device entry: the removable path" "$(conf fallback)" '\EFI\BOOT\BOOTX64.EFI'
