@@ -69,3 +69,8 @@ BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp)
 	dp->nhelpers = 0;
 	return ok;
 }
+
+BOOLEAN er_dec_cpus_give_back(void (*give_back)(void *ctx), void *ctx)
+{
+	return er_par_give_back(&engine, give_back, ctx);
+}

@@ -29,4 +29,8 @@ BOOLEAN er_dec_cpus_start(struct er_dec_cpus *dp);
  * still be running and writing: the image must be refused, nothing committed. */
 BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp);
 
+/* After the stop: gives back what the jobs were lent (their input and output memory)
+ * through give_back(ctx); TRUE when every helper is confirmed out. */
+BOOLEAN er_dec_cpus_give_back(void (*give_back)(void *ctx), void *ctx);
+
 #endif

@@ -210,6 +210,12 @@ bool er_par_stop(struct er_par *p)
 	return confirmed;
 }
 
+bool er_par_give_back(const struct er_par *p, void (*give_back)(void *ctx), void *ctx)
+{
+	give_back(ctx);
+	return !p->broken;
+}
+
 unsigned er_par_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap)
 {
 	struct er_par *p = ctx;

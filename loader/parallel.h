@@ -111,6 +111,11 @@ unsigned er_par_start(struct er_par *p, const struct er_par_ops *ops, unsigned m
  * helper could still change: refuse. */
 bool er_par_stop(struct er_par *p);
 
+/* What a run's jobs were lent (their input and output memory) goes back to its
+ * owner through give_back(ctx). Returns whether every helper of every run is
+ * confirmed out (the engine is not broken). */
+bool er_par_give_back(const struct er_par *p, void (*give_back)(void *ctx), void *ctx);
+
 /* The er_dec_engine operations (p->engine points at them). */
 unsigned er_par_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap);
 int er_par_wait(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc);

@@ -264,6 +264,22 @@ EFI_STATUS er_discard(const struct er_swapdev *sd)
 	return err;
 }
 
+/* What the decompression jobs were lent: the read buffer (their input) and, when
+ * the image is refused, the plan's frames (their output). */
+struct lent {
+	const struct er_blockdev *dev;
+	UINT8 *io;
+	struct er_plan *plan;   /* NULL: the image stays in its frames */
+};
+
+static void give_back(void *ctx)
+{
+	struct lent *lent = ctx;
+	if (lent->plan)
+		er_plan_undo(lent->plan);
+	free_io(lent->dev, lent->io, IO_PAGES);
+}
+
 /* What the format-specific loaders hand to the common tail. */
 struct loaded {
 	struct er_plan plan;
@@ -368,10 +384,14 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 		}
 	}
 	err = progress_end(&pr, dev, r, e.detail);
-	if (EFI_ERROR(err)) {
-		er_plan_undo(&l->plan);
+	struct lent lent = { dev, io, EFI_ERROR(err) ? &l->plan : NULL };
+	io = NULL;
+	if (par)
+		er_dec_cpus_give_back(give_back, &lent);
+	else
+		give_back(&lent);
+	if (EFI_ERROR(err))
 		goto out;
-	}
 	if (img.crc_checked)
 		log_info(L"%a: CRC32 0x%08x verified over %ld chunks\n", dev->id, img.crc_body, img.chunks);
 	UINT64 decomp = (t_stream - t_verify) - sc->read_us - pr.place_us - l->plan.t_plan_us;
