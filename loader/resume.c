@@ -280,6 +280,32 @@ static void give_back(void *ctx)
 	free_io(lent->dev, lent->io, IO_PAGES);
 }
 
+static void keep_pages(void *ctx, uint64_t addr, uint64_t pages)
+{
+	(void)ctx;
+	(void)addr;
+	(void)pages;
+}
+
+/* A helper CPU may still read the read buffer and write the plan's frames: both are
+ * kept for good (never freed, so never reused by anyone). What an encrypted device
+ * gave is wiped from them (a late job may still write its one chunk afterwards). */
+static void keep(struct lent *lent)
+{
+	static struct er_plan_mem keep_mem;
+	if (lent->dev->encrypted)
+		er_wipe(lent->io, IO_PAGES * ER_PAGE_SIZE);
+	if (lent->plan) {
+		/* the plan's undo without giving its frames back: it wipes them (wipe_on_undo)
+		 * and frees only its own arrays, which no helper sees */
+		keep_mem = *lent->plan->mem;
+		keep_mem.free_pages = keep_pages;
+		lent->plan->mem = &keep_mem;
+		er_plan_undo(lent->plan);
+	}
+	log_info(L"%a: the read buffer and the image's frames stay allocated until the machine resets\n", lent->dev->id);
+}
+
 /* What the format-specific loaders hand to the common tail. */
 struct loaded {
 	struct er_plan plan;
@@ -377,19 +403,24 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	if (par) {
 		log_info(L"%a: %ld of %ld chunks decompressed by the helper CPU(s)\n", dev->id, (UINT64)dp.helper_jobs,
 			 img.chunks);
-		/* never commit while a helper CPU may still be writing */
-		if (!er_dec_cpus_stop(&dp) && r == ER_OK) {
+		/* never commit while a helper CPU may still be writing (whatever else happened) */
+		if (!er_dec_cpus_stop(&dp)) {
+			if (r == ER_OK || pr.aborted)
+				er_snprintf(e.detail, sizeof(e.detail), "a helper CPU did not confirm that it stopped");
+			else
+				er_snprintf(e.detail, sizeof(e.detail), "a helper CPU did not confirm that it stopped (%s)",
+					    er_reason_name(r));
 			r = ER_R_CPUS;
-			er_snprintf(e.detail, sizeof(e.detail), "a helper CPU did not confirm that it stopped");
+			pr.aborted = FALSE;
 		}
 	}
 	err = progress_end(&pr, dev, r, e.detail);
 	struct lent lent = { dev, io, EFI_ERROR(err) ? &l->plan : NULL };
 	io = NULL;
-	if (par)
-		er_dec_cpus_give_back(give_back, &lent);
-	else
+	if (!par)
 		give_back(&lent);
+	else if (!er_dec_cpus_give_back(give_back, &lent))
+		keep(&lent);
 	if (EFI_ERROR(err))
 		goto out;
 	if (img.crc_checked)
@@ -485,6 +516,15 @@ out:
 	return err;
 }
 
+/* The one gate of the commit path: no image is committed while a helper CPU of any
+ * step (decompression here; the argon2 lanes of the unlock, loader/volumes.c) may
+ * still be running, whatever it was given. Its memory is kept for good by whoever
+ * lent it; this load's own memory was not lent to it, so it may be given back. */
+static BOOLEAN helpers_all_confirmed(void)
+{
+	return !er_dec_cpus_unconfirmed();
+}
+
 EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 {
 	const struct er_blockdev *dev = sd->dev;
@@ -515,6 +555,11 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		err = load_modern(dev, &src, &sc, page, &l, t_start);
 	if (EFI_ERROR(err))
 		goto out;
+	if (!helpers_all_confirmed()) {
+		er_plan_undo(&l.plan);
+		err = refuse(dev, ER_R_CPUS, "a helper CPU of an earlier step did not confirm that it stopped");
+		goto out;
+	}
 
 	/* 7 (prepared now, while allocation is still possible) */
 	UINT64 t_loaded = er_time_us();
