@@ -12,6 +12,7 @@
 #include "crypto/aes.h"
 #include "image/freestanding.h"
 #include "crypto/wipe.h"
+#include "arch/cpu.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define ER_HAVE_AESNI_CODE 1
@@ -462,11 +463,6 @@ static void bs_round_keys(const uint8_t *rk, uint32_t rounds, uint64_t (*bs)[8])
 #if ER_HAVE_AESNI_CODE
 #define AESNI_FN static __attribute__((target("sse2,aes"), noinline))
 
-static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
-{
-	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
-}
-
 /* dk: decryption round keys for aesdec, the "equivalent inverse cipher" order */
 AESNI_FN void ni_dec_keys(const uint8_t *ek, uint32_t rounds, uint8_t *dk)
 {
@@ -597,10 +593,10 @@ bool er_aes_hw_available(void)
 #if ER_HAVE_AESNI_CODE
 	uint32_t a, b, c, d;
 
-	cpuid(0, &a, &b, &c, &d);
+	er_cpuid(0, 0, &a, &b, &c, &d);
 	if (a < 1)
 		return false;
-	cpuid(1, &a, &b, &c, &d);
+	er_cpuid(1, 0, &a, &b, &c, &d);
 	if (!(c & (1u << 25)) || !(d & (1u << 26)) || !(d & (1u << 24)))   /* AES, SSE2, FXSR */
 		return false;
 #ifdef EFIRESUME_EFI

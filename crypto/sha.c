@@ -3,6 +3,7 @@
 #include "crypto/sha.h"
 #include "image/freestanding.h"
 #include "crypto/wipe.h"
+#include "arch/cpu.h"
 
 static inline uint32_t be32(const uint8_t *p)
 {
@@ -192,23 +193,18 @@ void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, size_t nblocks)
 	er_wipe(save, sizeof(save));
 }
 
-static void cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
-{
-	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
-}
-
 static bool sha_ni_probe(void)
 {
 	uint32_t a, b, c, d, max;
 
-	cpuid(0, 0, &max, &b, &c, &d);
+	er_cpuid(0, 0, &max, &b, &c, &d);
 	if (max < 7)
 		return false;
-	cpuid(1, 0, &a, &b, &c, &d);
+	er_cpuid(1, 0, &a, &b, &c, &d);
 	/* SSE2, FXSR; SSSE3, SSE4.1 */
 	if (!(d & (1u << 26)) || !(d & (1u << 24)) || !(c & (1u << 9)) || !(c & (1u << 19)))
 		return false;
-	cpuid(7, 0, &a, &b, &c, &d);
+	er_cpuid(7, 0, &a, &b, &c, &d);
 	if (!(b & (1u << 29)))                 /* SHA */
 		return false;
 #ifdef EFIRESUME_EFI

@@ -169,6 +169,19 @@ EFI_STATUS er_blockdev_probe(const struct er_blockdev *d, UINT64 offset, void *b
 	return d->bio->ReadBlocks(d->bio, d->bio->Media->MediaId, offset / d->block_size, len, buf);
 }
 
+EFI_STATUS er_blockdev_probe_head(const struct er_blockdev *d, void *buf, UINTN max, UINTN least, UINTN *got)
+{
+	UINTN n = d->size < max ? (UINTN)d->size : max;
+	n -= n % d->block_size;
+	*got = 0;
+	if (n < least)
+		return EFI_END_OF_MEDIA;
+	EFI_STATUS err = er_blockdev_probe(d, 0, buf, n);
+	if (!EFI_ERROR(err))
+		*got = n;
+	return err;
+}
+
 EFI_STATUS er_blockdev_write(const struct er_blockdev *d, UINT64 offset, const void *buf, UINTN len)
 {
 	EFI_STATUS err = check_io(d, offset, buf, len);

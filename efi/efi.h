@@ -74,6 +74,10 @@ EFI_STATUS er_blockdev_write(const struct er_blockdev *d, UINT64 offset, const v
 /* er_blockdev_read without a log line: for probing devices that may have no media or
  * nothing of ours (their failures are not errors). */
 EFI_STATUS er_blockdev_probe(const struct er_blockdev *d, UINT64 offset, void *buf, UINTN len);
+/* The device's head, quietly (as er_blockdev_probe): its first min(size, max) bytes,
+ * rounded down to whole blocks, into buf (max bytes); *got says how many. Fails
+ * (EFI_END_OF_MEDIA) when that is fewer than least bytes. */
+EFI_STATUS er_blockdev_probe_head(const struct er_blockdev *d, void *buf, UINTN max, UINTN least, UINTN *got);
 
 /* ---- efi/memmap.c */
 struct er_memmap {

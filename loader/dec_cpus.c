@@ -69,3 +69,16 @@ BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp)
 	dp->nhelpers = 0;
 	return ok;
 }
+
+BOOLEAN er_dec_cpus_give_back(void (*give_back)(void *ctx), void *ctx)
+{
+	if (er_par_give_back(&engine, give_back, ctx))
+		return TRUE;
+	log_warn(L"a helper CPU may still be running: its input and output memory is kept, not freed\n");
+	return FALSE;
+}
+
+BOOLEAN er_dec_cpus_unconfirmed(void)
+{
+	return engine.broken;
+}

@@ -29,4 +29,11 @@ BOOLEAN er_dec_cpus_start(struct er_dec_cpus *dp);
  * still be running and writing: the image must be refused, nothing committed. */
 BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp);
 
+/* After the stop: gives back what the jobs were lent (their input and output memory)
+ * through give_back(ctx) when every helper is confirmed out (TRUE). FALSE: give_back
+ * was not called; that memory must be kept for good (never freed or reused). */
+BOOLEAN er_dec_cpus_give_back(void (*give_back)(void *ctx), void *ctx);
+/* TRUE while a helper CPU of any load is not confirmed out: no image may be committed. */
+BOOLEAN er_dec_cpus_unconfirmed(void);
+
 #endif

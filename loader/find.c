@@ -113,10 +113,9 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 		UINT8 u[16];
 		if ((cfg->have_resume || cfg->have_resume_lv) && !is_resume_dev(cfg, d))
 			continue;
-		UINTN n = d->size < ER_FS_UUID_BYTES ? (UINTN)d->size : ER_FS_UUID_BYTES;
-		n -= n % d->block_size;
+		UINTN n;
 		/* quietly: removable drives without media fail here */
-		if (n < 2048 || EFI_ERROR(er_blockdev_probe(d, 0, buf, n)))
+		if (EFI_ERROR(er_blockdev_probe_head(d, buf, ER_FS_UUID_BYTES, 2048, &n)))
 			continue;
 		const char *fs = er_fs_uuid(buf, n, u);
 		if (!fs || er_memcmp(u, hl->uuid, 16) != 0)

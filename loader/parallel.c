@@ -210,6 +210,14 @@ bool er_par_stop(struct er_par *p)
 	return confirmed;
 }
 
+bool er_par_give_back(const struct er_par *p, void (*give_back)(void *ctx), void *ctx)
+{
+	if (p->broken)
+		return false;    /* a late helper may still read or write it: kept for good */
+	give_back(ctx);
+	return true;
+}
+
 unsigned er_par_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap)
 {
 	struct er_par *p = ctx;

@@ -15,7 +15,8 @@
  *   4. for each helper that is out, ops->join must confirm its procedure returned;
  *   5. the result says whether every helper is confirmed out. If not, the engine
  *      is broken for good (never started again: its storage stays as a late helper
- *      expects it) and the caller must not commit.
+ *      expects it), the caller must not commit, and the memory the jobs were lent
+ *      is never given back (er_par_give_back).
  *
  * Jobs are claimed per job with a CAS on a state word tagged with the run's epoch and
  * the job's sequence number, built from what the claimer expects (never from what it
@@ -110,6 +111,14 @@ unsigned er_par_start(struct er_par *p, const struct er_par_ops *ops, unsigned m
  * none was started); idempotent. After false, nothing may be committed that a running
  * helper could still change: refuse. */
 bool er_par_stop(struct er_par *p);
+
+/* What a run's jobs were lent (their input and output memory) goes back to its
+ * owner through give_back(ctx), called here only when every helper of every run is
+ * confirmed out (the engine is not broken): then true. Otherwise a late helper may
+ * still read a job's input or write its output: give_back is not called, false says
+ * so, and the caller keeps that memory for good (leaked on purpose: never freed,
+ * never reused) and commits nothing. */
+bool er_par_give_back(const struct er_par *p, void (*give_back)(void *ctx), void *ctx);
 
 /* The er_dec_engine operations (p->engine points at them). */
 unsigned er_par_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap);

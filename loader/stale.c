@@ -20,9 +20,8 @@ static UINTN scan_filesystems(struct er_blockdev *devs, UINTN ndevs, struct er_f
 		return 0;
 	for (UINTN i = 0; i < ndevs && n < max; i++) {
 		struct er_blockdev *d = &devs[i];
-		UINTN len = d->size < ER_FSPRINT_BYTES ? (UINTN)d->size : ER_FSPRINT_BYTES;
-		len -= len % d->block_size;
-		if (len < 2048 || EFI_ERROR(er_blockdev_probe(d, 0, buf, len)))
+		UINTN len;
+		if (EFI_ERROR(er_blockdev_probe_head(d, buf, ER_FSPRINT_BYTES, 2048, &len)))
 			continue;
 		if (er_fsprint(buf, len, &out[n]))
 			n++;

@@ -60,11 +60,6 @@ _Static_assert(__builtin_offsetof(struct tramp_params, gdt) == 48, "params layou
 
 enum paging { PG_UNKNOWN = 0, PG_2LEVEL, PG_PAE };
 
-static void cpuid(UINT32 leaf, UINT32 *a, UINT32 *b, UINT32 *c, UINT32 *d)
-{
-	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
-}
-
 /* The machine-facts rule: a present, writable entry at dword 768 of a page directory
  * means 2-level paging; four present PDPT entries that are neither writable nor user
  * nor large (bits 1, 2 and 7, reserved in a PDPTE) with zero high halves mean PAE.
@@ -319,10 +314,10 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 					h->jump_address, h->jump_address_phys);
 
 	/* the CPU must page the way the image kernel does */
-	cpuid(0, &a, &b, &c, &d);
+	er_cpuid(0, 0, &a, &b, &c, &d);
 	if (a < 1)
 		return log_error_status(EFI_UNSUPPORTED, L"no CPUID leaf 1");
-	cpuid(1, &a, &b, &c, &d);
+	er_cpuid(1, 0, &a, &b, &c, &d);
 	if (mode == PG_PAE && !(d & (1u << 6)))
 		return log_error_status(EFI_UNSUPPORTED, L"the image kernel uses PAE; this CPU has none");
 	if (mode == PG_2LEVEL && !(d & (1u << 3)))
@@ -333,7 +328,7 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	UINT32 efer_lo = 0, efer_hi = 0;
 	if (xd_cleared)
 		log_info(L"i386: cleared IA32_MISC_ENABLE.XD_DISABLE (as Linux does): NX %a\n", nx ? "available" : "still missing");
-	if (!nx && mode == PG_PAE && er_image_uses_nx(h, 3)) {
+	if (!nx && mode == PG_PAE && er_image_uses_nx(h->cr3_page, h->image_cr3, h->frame_content, h->frame_ctx, 3)) {
 		er_snprintf(h->refusal, sizeof(h->refusal),
 			    "the image's page tables use NX (execute-disable), which this CPU does not offer (disabled in firmware setup?)");
 		return EFI_UNSUPPORTED;

@@ -63,7 +63,7 @@ EFI_STATUS er_arch_prepare(struct er_handoff *h, er_safe_alloc_fn alloc, void *c
 	BOOLEAN xd_cleared = er_cpu_clear_xd_disable(), nx = er_cpu_has_nx();
 	if (xd_cleared)
 		log_info(L"x86_64: cleared IA32_MISC_ENABLE.XD_DISABLE (as Linux does): NX %a\n", nx ? "available" : "still missing");
-	if (!nx && er_image_uses_nx(h, 4)) {
+	if (!nx && er_image_uses_nx(h->cr3_page, h->image_cr3, h->frame_content, h->frame_ctx, 4)) {
 		er_snprintf(h->refusal, sizeof(h->refusal),
 			    "the image's page tables use NX (execute-disable), which this CPU does not offer (disabled in firmware setup?)");
 		return EFI_UNSUPPORTED;

@@ -619,6 +619,119 @@ static void t_protocol(void **state)
 	free_data(&d);
 }
 
+/* What the jobs were lent (input and output, as the loader's read buffer and the
+ * plan's frames), as loader/resume.c gives it back after a stream. */
+struct lent {
+	uint8_t **in, **out;
+	size_t n;
+	int given_back;
+};
+
+static void lent_give_back(void *ctx)
+{
+	struct lent *l = ctx;
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->in[i]);
+		free(l->out[i]);
+	}
+	l->given_back++;
+}
+
+/* Issue 15, 2b: a helper that sleeps in a job past the job timeout and past the
+ * stop. The load is refused (ER_PAR_E_TIMEOUT, stop unconfirmed) and what its jobs
+ * were lent must NOT be given back: when the helper wakes it still reads its input
+ * and writes its output (under ASan, a heap-use-after-free if that memory was freed).
+ * It is kept: the late job writes into it (correct output, nothing else touched). */
+static void t_runaway_keeps_lent(void **state)
+{
+	(void)state;
+	static struct er_par p;
+	struct env env = { 0 };
+	struct er_par_ops o = host_ops(&env);
+	struct data d;
+	const uint64_t job_us = 100000, stop_us = 150000;
+	enum { N = 4 };
+	make_data(&d, ER_COMP_LZ4, N, 31);
+	uint8_t *in[N], *out[N];
+	for (unsigned i = 0; i < N; i++) {
+		in[i] = xmalloc(d.c[i].cmp_len);
+		memcpy(in[i], d.c[i].cmp, d.c[i].cmp_len);
+		out[i] = xmalloc(CHUNK);
+		memset(out[i], 0xA5, CHUNK);
+	}
+	struct lent lent = { in, out, N, 0 };
+
+	env.cpu[0].hang_job = 1;
+	assert_int_equal(er_par_start(&p, &o, 1, job_us, stop_us), 1);
+	unsigned t[N];
+	for (unsigned i = 0; i < N; i++)
+		t[i] = p.engine.submit(p.engine.ctx, d.comp, in[i], d.c[i].cmp_len, out[i], CHUNK);
+	wait_flag(&env.cpu[0].hanging, 30000000);
+	for (unsigned i = 0; i < N; i++) {
+		size_t n = 0;
+		uint32_t c = 0;
+		int r = p.engine.wait(p.engine.ctx, t[i], &n, &c);
+		assert_true(i == 0 ? r == ER_PAR_E_TIMEOUT : (r == 0 || r == ER_PAR_E_CANCELLED));
+	}
+	assert_false(er_par_stop(&p));
+	bool confirmed = er_par_give_back(&p, lent_give_back, &lent);
+
+	/* it wakes, past every timeout, and finishes the job it held */
+	__atomic_store_n(&env.cpu[0].unhang, 1, __ATOMIC_RELEASE);
+	wait_flag(&env.cpu[0].returned, 30000000);
+	join_threads(&env);
+
+	assert_false(confirmed);
+	assert_int_equal(lent.given_back, 0);
+	assert_memory_equal(out[0], d.c[0].orig, CHUNK);    /* its late output landed in kept memory */
+	assert_int_equal(env.cpu[0].jobs, 1);
+	/* later runs: the engine stays broken, and nothing it was lent is ever given back */
+	assert_int_equal(er_par_start(&p, &o, 1, job_us, stop_us), 0);
+	assert_false(er_par_give_back(&p, lent_give_back, &lent));
+	assert_int_equal(lent.given_back, 0);
+	/* the test's own cleanup, now that the thread is joined (no leak report) */
+	for (unsigned i = 0; i < N; i++) {
+		free(in[i]);
+		free(out[i]);
+	}
+	free_data(&d);
+}
+
+/* Every helper confirmed out: what the jobs were lent goes back at once. */
+static void t_confirmed_gives_back(void **state)
+{
+	(void)state;
+	static struct er_par p;
+	struct env env = { 0 };
+	struct er_par_ops o = host_ops(&env);
+	struct data d;
+	make_data(&d, ER_COMP_LZO, 6, 37);
+	uint8_t *in[6], *out[6];
+	for (unsigned i = 0; i < 6; i++) {
+		in[i] = xmalloc(d.c[i].cmp_len);
+		memcpy(in[i], d.c[i].cmp, d.c[i].cmp_len);
+		out[i] = d.c[i].out;
+		d.c[i].out = xmalloc(CHUNK);
+	}
+	struct lent lent = { in, out, 6, 0 };
+	assert_int_equal(er_par_start(&p, &o, 2, 10000000, 10000000), 2);
+	unsigned t[6];
+	for (unsigned i = 0; i < 6; i++)
+		t[i] = p.engine.submit(p.engine.ctx, d.comp, in[i], d.c[i].cmp_len, out[i], CHUNK);
+	for (unsigned i = 0; i < 6; i++) {
+		size_t n = 0;
+		uint32_t c = 0;
+		assert_int_equal(p.engine.wait(p.engine.ctx, t[i], &n, &c), 0);
+		assert_int_equal(c, d.c[i].crc);
+		assert_memory_equal(out[i], d.c[i].orig, CHUNK);
+	}
+	assert_true(er_par_stop(&p));
+	assert_true(er_par_give_back(&p, lent_give_back, &lent));
+	assert_int_equal(lent.given_back, 1);
+	join_threads(&env);
+	free_data(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +744,8 @@ int main(void)
 		cmocka_unit_test(t_join_fails),
 		cmocka_unit_test(t_start_fails),
 		cmocka_unit_test(t_protocol),
+		cmocka_unit_test(t_runaway_keeps_lent),
+		cmocka_unit_test(t_confirmed_gives_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
