@@ -7,6 +7,7 @@
 # tag of the swap area it wrote, and refuse it with one data byte flipped.
 #   mock-check.sh [--control]   --control: the same with image/flags swapped in the
 #                               tag's header fields (a wrong message): must FAIL
+# env MOCK_DISK=FILE: keep the swap area written by the mock (header, map page, 6 pages)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -36,6 +37,8 @@ gcc -Wall -Wextra -Werror -Wno-deprecated-declarations -Wno-unused-parameter -Wn
 	-I"$w/inc" -I"$here/mock" -I"$w/tree/kernel/power" "$here/mock/mock-test.c" -lcrypto -o "$w/mock-test"
 rc=0
 "$w/mock-test" "$w/disk.img" || rc=1
+# MOCK_DISK=FILE keeps the swap area (e.g. for efiresume's own tag check)
+[ -z "${MOCK_DISK:-}" ] || cp "$w/disk.img" "$MOCK_DISK"
 echo "verify-tag.py on the mock's swap area:"
 python3 "$top/tests/e2e/kernel/verify-tag.py" "$w/disk.img" 0 \
 	000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f || rc=1
