@@ -115,12 +115,13 @@ key)
 	expect "$log" 'keyinject: key table at 0x[0-9a-f]+: Success' "key table installed" || ok=1
 	expect "$log" 'hibernation key: received from efiresume' "key received" || ok=1
 	expect "$log" 'hibernation key: kept \(lockdown: confidentiality\)' "key kept" || ok=1
-	expect "$log" '^KTEST: disk: .*\[reboot\]' "/sys/power/disk lists modes" || ok=1
+	expect "$log" '^KTEST: disk: .*reboot' "/sys/power/disk lists modes (not [disabled])" || ok=1
 	expect "$log" 'hibernation key: image tagged' "image tagged" || ok=1
 	expect_not "$log" 'KTEST: hibernate (refused|returned)' "hibernated (no return)" || ok=1
 	python3 "$here/verify-tag.py" "$dir/disk.img" "$(swap_offset)" "$KEYHEX" || ok=1
 	echo "  control: one data byte flipped must not verify"
-	if python3 "$here/verify-tag.py" "$dir/disk.img" "$(swap_offset)" "$KEYHEX" --flip | grep 'WRONG: tag'; then
+	flipped=$(python3 "$here/verify-tag.py" "$dir/disk.img" "$(swap_offset)" "$KEYHEX" --flip || true)
+	if grep 'WRONG: tag' <<< "$flipped"; then
 		echo "  ok: flipped byte refused"
 	else
 		echo "  WRONG: flipped byte accepted"; ok=1
