@@ -193,6 +193,12 @@ test: deps
 unit: all
 	tests/run-all.sh unit
 
+# the slow tier (tests/e2e/cases-slow): builds what it needs (the test kernel), then runs it
+test-slow: deps
+	$(MAKE) -j$$(nproc) all
+	$(MAKE) kernel
+	tests/run-all.sh slow
+
 demo: deps
 	$(MAKE) all
 	tests/demo.sh
@@ -215,7 +221,7 @@ soak: deps
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all host deps test test-seeds unit demo bench soak fuzz fuzz-build clean
+.PHONY: all host deps test test-slow test-seeds unit demo bench soak fuzz fuzz-build clean
 .SECONDARY:
 
 # the Debian package: build/efiresume_<version>_amd64.deb (packaging/build-deb.sh)

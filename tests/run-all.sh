@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Runs the test suite and ends with one line "N passed, N failed".
-#   tests/run-all.sh [GROUP...]   groups: unit fuzz e2e seeds (default: unit fuzz e2e;
-#                                 seeds = the e2e cases of the 2004 format only)
+#   tests/run-all.sh [GROUP...]   groups: unit fuzz e2e seeds slow (default: unit fuzz e2e, and
+#                                 slow when what it needs is cached already; seeds = the e2e
+#                                 cases of the 2004 format only; slow = tests/e2e/cases-slow)
 # E2E cases run two at a time (QEMU under TCG is one busy thread per vCPU).
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$TOP"
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(unit fuzz e2e)
+if [ ${#groups[@]} -eq 0 ]; then
+	groups=(unit fuzz e2e)
+	# the slow tier only when its test kernel is built already (make test-slow builds it)
+	kdir=$(tests/lib/kernel-build.sh --dir 2>/dev/null || true)
+	if [ -n "$kdir" ] && [ -f "$kdir/bzImage" ]; then
+		groups+=(slow)
+	else
+		echo "slow tier (tests/e2e/cases-slow) not run: the test kernel is not in the cache; make test-slow builds it and runs them"
+	fi
+fi
 JOBS=${TEST_JOBS:-2}
 logdir="$BUILD/test-logs"
 rm -rf "$logdir"; mkdir -p "$logdir"
@@ -22,13 +32,15 @@ for g in "${groups[@]}"; do
 		for t in "$BUILD"/unit-O2/test_*; do [ -x "$t" ] && add "unit-O2/$(basename "$t")" "$t"; done ;;
 	fuzz)
 		for f in "$BUILD"/fuzz/fuzz_*; do [ -x "$f" ] && add "fuzz/$(basename "$f")" "tests/fuzz/run.sh ${FUZZ_SMOKE_SECONDS:-15} $(basename "$f")"; done ;;
-	e2e|seeds)
+	e2e|seeds|slow)
 		# "seeds" runs only the cases of the seeds' 2004 format (names seeds-*)
+		list=tests/e2e/cases
+		[ "$g" = slow ] && list=tests/e2e/cases-slow
 		while read -r name cmd; do
 			case $name in ''|'#'*) continue ;; esac
 			[ "$g" = seeds ] && [[ $name != seeds-* ]] && continue
 			add "e2e/$name" "$cmd"
-		done < tests/e2e/cases ;;
+		done < "$list" ;;
 	*) echo "unknown group $g" >&2; exit 2 ;;
 	esac
 done

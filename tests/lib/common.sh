@@ -1,6 +1,8 @@
 # Shared settings and helpers for the test scripts. Sourced, not run.
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-CACHE=${EFIRESUME_CACHE:-$TOP/.cache}
+# downloaded kernels, built systems and disks: one cache per machine, shared by every clone
+# (a fresh clone on a machine that ran the suite before starts warm); never in git
+CACHE=${EFIRESUME_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/efiresume}
 BUILD=${BUILD:-$TOP/build}
 mkdir -p "$CACHE"
 
