@@ -280,7 +280,7 @@ EOF
 	check_hibernated boot1
 	echo "boot 2 (the firmware starts efiresume, first in BootOrder; HibernateLocation is the only hint):"
 	deb_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh"
-	expect "$d/boot2.log" "${ER_RE}.*HibernateLocation" "efiresume read HibernateLocation" || ok=1
+	expect "$d/boot2.log" "${ER_RE}HibernateLocation: swap file at page $roff of the filesystem UUID $fsu" "efiresume took the swap file from HibernateLocation" || ok=1
 	check_efiresume_resumed boot2 "PARTUUID=$DEB_ROOT_PARTUUID"
 	check_resumed boot1 boot2
 	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
