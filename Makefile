@@ -196,7 +196,7 @@ unit: all
 # the slow tier (tests/e2e/cases-slow): builds what it needs (the test kernel), then runs it
 test-slow: deps
 	$(MAKE) -j$$(nproc) all
-	$(MAKE) kernel
+	$(MAKE) kernel deb
 	tests/run-all.sh slow
 
 demo: deps

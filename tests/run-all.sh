@@ -10,12 +10,11 @@ cd "$TOP"
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
 	groups=(unit fuzz e2e)
-	# the slow tier only when its test kernel is built already (make test-slow builds it)
-	kdir=$(tests/lib/kernel-build.sh --dir 2>/dev/null || true)
-	if [ -n "$kdir" ] && [ -f "$kdir/bzImage" ]; then
+	# the slow tier only when what it needs is built already (make test-slow builds it)
+	if why=$(tests/lib/slow-warm.sh); then
 		groups+=(slow)
 	else
-		echo "slow tier (tests/e2e/cases-slow) not run: the test kernel is not in the cache; make test-slow builds it and runs them"
+		echo "slow tier (tests/e2e/cases-slow) not run: $why; make test-slow builds it and runs them"
 	fi
 fi
 JOBS=${TEST_JOBS:-2}

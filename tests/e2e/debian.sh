@@ -27,44 +27,6 @@ set -euo pipefail
 scen=$1
 ok=0
 
-# boot 1's checks of a hibernation that wrote an image and powered off
-check_hibernated() {
-	local n=$1
-	qemu_ok
-	expect "$d/$n.log" 'EFIRESUME-TEST: token=[0-9a-f]{32}' "token in tmpfs" || ok=1
-	expect "$d/$n.log" 'EFIRESUME-TEST: hibernating' "systemctl hibernate called" || ok=1
-	expect "$d/$n.log" 'EFIRESUME-TEST: sleep-hook pre hibernate' "systemd-sleep ran the pre hooks" || ok=1
-	expect "$d/$n.log" 'PM: hibernation: (Creating image|Allocated [0-9]+ pages)|PM: Creating hibernation image' "the kernel made an image" || ok=1
-	expect "$d/$n.log" 'PM: hibernation: Wrote [0-9]+ kbytes' "the kernel wrote the image" || ok=1
-	# systemd's default hibernate mode is "platform": ACPI S4, which ends QEMU like a poweroff
-	expect "$d/$n.log" 'printk: Suspending console|reboot: Power down' "the kernel entered S4 / powered off" || ok=1
-	expect_not "$d/$n.log" 'EFIRESUME-TEST: (hibernate-returned|agent: script exit)' "the script did not go on in this boot" || ok=1
-	sig_is S1SUSPEND "image written"
-}
-
-# the resumed system's checks (the boot-1 script went on after systemctl hibernate)
-# check_resumed N1 N2: N1 the boot that hibernated, N2 the one that resumed
-check_resumed() {
-	local n1=$1 n2=$2
-	qemu_ok
-	expect_not "$d/$n2.log" 'EFIRESUME-TEST: fresh-boot' "no fresh boot (the agent did not start again)" || ok=1
-	val_is "$n2" hibernate-returned yes "systemctl hibernate's sleep ended in the resumed system"
-	val_is "$n2" token-after "$(deb_val "$d" "$n1" token)" "same token in tmpfs"
-	val_is "$n2" boot-id-after "$(deb_val "$d" "$n1" boot-id)" "same boot id"
-	local c0 c1 c2
-	c0=$(deb_val "$d" "$n1" counter-before) c1=$(deb_val "$d" "$n2" counter-after) c2=$(deb_val "$d" "$n2" counter-later)
-	if [[ $c0 =~ ^[0-9]+$ ]] && [[ $c1 =~ ^[0-9]+$ ]] && [[ $c2 =~ ^[0-9]+$ ]] && [ "$c0" -gt 0 ] && [ "$c1" -ge "$c0" ] && [ "$c2" -gt "$c1" ]; then
-		echo "  ok: the counter goes on ($c0 before, $c1 -> $c2 after)"
-	else
-		echo "  WRONG: counter $c0 before, $c1 -> $c2 after"; ok=1
-	fi
-	val_is "$n2" swap-reusable yes "swapoff + swapon"
-	val_is "$n2" efivars-read yes "EFI variables readable"
-	expect "$d/$n2.log" 'EFIRESUME-TEST: sleep-hook post hibernate' "systemd-sleep ran the post hooks" || ok=1
-	expect_not "$d/$n2.log" 'Kernel panic|BUG:|Oops' "no kernel error" || ok=1
-	sig_is SWAPSPACE2 "the image was consumed"
-}
-
 d=$(scratch "debian-$scen")
 deb_fixture
 deb_new "$d"

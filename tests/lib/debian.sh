@@ -215,7 +215,7 @@ _deb_key_disk() {
 }
 
 deb_fixture() {
-	local top=$CACHE/debian
+	local top=${DEB_CACHE_TOP:-$CACHE/debian}
 	mkdir -p "$top"
 	(
 		flock 9
@@ -225,7 +225,7 @@ deb_fixture() {
 }
 
 _deb_fixture_locked() {
-	local top=$CACHE/debian kr kd tree d t0 t1 v
+	local top=${DEB_CACHE_TOP:-$CACHE/debian} kr kd tree d t0 t1 v
 	kr=$(_deb_key_rootfs) kd=$(_deb_key_disk)
 	tree=$top/rootfs-$kr d=$top/$kd
 	if [ -f "$d/.done" ]; then
@@ -233,7 +233,7 @@ _deb_fixture_locked() {
 		return 0
 	fi
 	if [ ! -f "$tree.done" ]; then
-		say "debian fixture: mmdebstrap bookworm into $tree (a few minutes)"
+		say "debian fixture: mmdebstrap ${DEB_SUITE:-bookworm} into $tree (a few minutes)"
 		rm -rf "$tree" "$tree.done"
 		t0=$(date +%s.%N)
 		_deb_rootfs "$tree" > "$top/rootfs-$kr.log" 2>&1 ||
@@ -324,10 +324,12 @@ deb_read() {
 	dd if="$1/disk.raw" of="$4" bs=4096 skip=$(($2 / 4096)) count="$3" status=none
 }
 
+# deb_swap_sig DIR [BYTES]: the signature at the end of the swap header at BYTES of the
+# disk (default: the swap partition's page 0; a swap file: where its first page is)
 deb_swap_sig() {
 	local t
 	t=$(mktemp)
-	deb_read "$1" $((DEB_SWAP_START * 512)) 1 "$t"
+	deb_read "$1" "${2:-$((DEB_SWAP_START * 512))}" 1 "$t"
 	dd if="$t" bs=1 skip=4086 count=10 status=none | tr -d '\0'
 	rm -f "$t"
 }
@@ -353,12 +355,50 @@ qemu_ok() {
 	[ "$DEB_RC" = 0 ] && echo "  ok: QEMU powered off (status 0)" ||
 		{ echo "  WRONG: QEMU status $DEB_RC (124: timeout)"; ok=1; }
 }
-# sig_is SIG WHAT: the swap signature on the run's disk
+# sig_is SIG WHAT: the swap signature on the run's disk (at byte $DEB_SIG_AT when set)
 sig_is() {
 	local s
-	s=$(deb_swap_sig "$d")
+	s=$(deb_swap_sig "$d" ${DEB_SIG_AT:-})
 	[ "$s" = "$1" ] && echo "  ok: swap signature $s ($2)" || { echo "  WRONG: swap signature '$s', expected $1 ($2)"; ok=1; }
 }
+# boot 1's checks of a hibernation that wrote an image and powered off
+check_hibernated() {
+	local n=$1
+	qemu_ok
+	expect "$d/$n.log" 'EFIRESUME-TEST: token=[0-9a-f]{32}' "token in tmpfs" || ok=1
+	expect "$d/$n.log" 'EFIRESUME-TEST: hibernating' "systemctl hibernate called" || ok=1
+	expect "$d/$n.log" 'EFIRESUME-TEST: sleep-hook pre hibernate' "systemd-sleep ran the pre hooks" || ok=1
+	expect "$d/$n.log" 'PM: hibernation: (Creating image|Allocated [0-9]+ pages)|PM: Creating hibernation image' "the kernel made an image" || ok=1
+	expect "$d/$n.log" 'PM: hibernation: Wrote [0-9]+ kbytes' "the kernel wrote the image" || ok=1
+	# systemd's default hibernate mode is "platform": ACPI S4, which ends QEMU like a poweroff
+	expect "$d/$n.log" 'printk: Suspending console|reboot: Power down' "the kernel entered S4 / powered off" || ok=1
+	expect_not "$d/$n.log" 'EFIRESUME-TEST: (hibernate-returned|agent: script exit)' "the script did not go on in this boot" || ok=1
+	sig_is S1SUSPEND "image written"
+}
+
+# the resumed system's checks (the boot-1 script went on after systemctl hibernate)
+# check_resumed N1 N2: N1 the boot that hibernated, N2 the one that resumed
+check_resumed() {
+	local n1=$1 n2=$2
+	qemu_ok
+	expect_not "$d/$n2.log" 'EFIRESUME-TEST: fresh-boot' "no fresh boot (the agent did not start again)" || ok=1
+	val_is "$n2" hibernate-returned yes "systemctl hibernate's sleep ended in the resumed system"
+	val_is "$n2" token-after "$(deb_val "$d" "$n1" token)" "same token in tmpfs"
+	val_is "$n2" boot-id-after "$(deb_val "$d" "$n1" boot-id)" "same boot id"
+	local c0 c1 c2
+	c0=$(deb_val "$d" "$n1" counter-before) c1=$(deb_val "$d" "$n2" counter-after) c2=$(deb_val "$d" "$n2" counter-later)
+	if [[ $c0 =~ ^[0-9]+$ ]] && [[ $c1 =~ ^[0-9]+$ ]] && [[ $c2 =~ ^[0-9]+$ ]] && [ "$c0" -gt 0 ] && [ "$c1" -ge "$c0" ] && [ "$c2" -gt "$c1" ]; then
+		echo "  ok: the counter goes on ($c0 before, $c1 -> $c2 after)"
+	else
+		echo "  WRONG: counter $c0 before, $c1 -> $c2 after"; ok=1
+	fi
+	val_is "$n2" swap-reusable yes "swapoff + swapon"
+	val_is "$n2" efivars-read yes "EFI variables readable"
+	expect "$d/$n2.log" 'EFIRESUME-TEST: sleep-hook post hibernate' "systemd-sleep ran the post hooks" || ok=1
+	expect_not "$d/$n2.log" 'Kernel panic|BUG:|Oops' "no kernel error" || ok=1
+	sig_is SWAPSPACE2 "the image was consumed"
+}
+
 # deb_file: the .deb under test (the newest build/efiresume_*_amd64.deb, or $EFIRESUME_DEB)
 deb_file() {
 	local f=${EFIRESUME_DEB:-}

@@ -1,0 +1,307 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# End-to-end scenarios on a real Debian 13 "trixie" system (issue 16): systemd 257,
+# initramfs-tools, Debian's 6.12 kernel started by the firmware's Boot#### "Debian" entry.
+# The system is built once and cached by tests/lib/debian13.sh (the same layout as the
+# Debian 12 one: ESP, swap partition, ext4 root); the efiresume .deb built on the host
+# (Debian 12) is installed in it. Every scenario has a workload whose state is checked
+# after the resume: a token and a counter in tmpfs, and a file on the root filesystem
+# that a process appends numbered lines to, ten a second (after the resume the lines go
+# on with no gap; on the next boot the file is whole).
+#   debian13.sh SCENARIO
+#     swap-partition  boot 1: dpkg -i, efiresume-install install (on-hibernate), status,
+#                     systemctl hibernate to the swap partition; boot 2: the firmware
+#                     starts efiresume through BootNext, it resumes; boot 3: a normal boot
+#                     with nothing to resume (efiresume does not run, no prompt)
+#     swap-file       the swap partition off (and /sys/power/resume cleared, as with no
+#                     RESUME= in the initramfs), a swap file /swapfile on the ext4 root;
+#                     install --mode=always; systemd 257 writes HibernateLocation (the
+#                     swap file's filesystem UUID and offset). efiresume can find the image
+#                     ONLY through that variable: efiresume.conf has no resume line, the
+#                     EfiresumeLocation its sleep hook writes is deleted right after it
+#                     (a wrapper around the hook, dpkg-divert), and the kernel's own resume
+#                     is not configured for the file. boot 2: efiresume (first in BootOrder)
+#                     resumes; boot 3: efiresume runs, finds no image, no prompt, starts the
+#                     Debian entry's kernel
+#   Every boot 1 and resumed system prints `efiresume-install status` (what it says
+#   about the device stack is recorded in the log: status-*).
+#   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
+set -euo pipefail
+. "$(dirname "$0")/../lib/debian13.sh"
+[ $# -eq 1 ] || { sed -n '3,28s/^# \{0,1\}//p' "$0"; exit 2; }
+scen=$1
+ok=0
+
+# the firmware program's own lines (the guest renames "efiresume: " in what it prints)
+ER_RE='efiresume: '
+HIBLOC=/sys/firmware/efi/efivars/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67
+ERLOC=/sys/firmware/efi/efivars/EfiresumeLocation-338ebdff-5bf8-4971-8760-45caada2d435
+
+# guest helpers of this file (sent ahead of each boot's commands)
+guest_lib() {
+	cat <<EOF
+HIBLOC=$HIBLOC
+ERLOC=$ERLOC
+EOF
+	cat <<'EOF'
+W=/var/lib/efiresume-test/work
+# work_start: a file on the root filesystem, one numbered line appended ten times a second
+work_start() {
+	mkdir -p ${W%/*}
+	( i=0; while :; do i=$((i + 1)); echo $i >> $W; sleep 0.1; done ) &
+	sleep 1
+}
+# work_check KEY: KEY-lines=N, KEY-consistent=yes when line n is n for every line
+work_check() {
+	say "$1-lines=$(wc -l < $W 2>/dev/null || echo 0)"
+	say "$1-consistent=$(awk '$0 != NR { bad = 1; exit } END { print (bad || NR == 0) ? "no" : "yes" }' $W 2>/dev/null || echo no)"
+}
+# var_text FILE: (cat first: efivarfs files can show size 0 to tail) an EFI variable's data as text (UTF-16LE or 8-bit: NULs dropped), or "none"
+var_text() {
+	if [ -e "$1" ] && [ -n "$(cat "$1" 2>/dev/null | tail -c +5 | tr -d '\0')" ]; then
+		cat "$1" | tail -c +5 | tr -d '\0' | tr -c '[:print:]' '?'
+	else
+		echo none
+	fi
+}
+# system facts: release, systemd, kernel
+sys_facts() {
+	say "os=$(. /etc/os-release; echo "$ID-$VERSION_ID")"
+	say "systemd=$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')"
+	say "kernel=$(uname -r)"
+}
+EOF
+}
+
+# check_work N1 N2 N3: the file written across the hibernation (N1 before, N2 resumed,
+# N3 the next boot)
+check_work() {
+	local n1=$1 n2=$2 n3=$3 b a l f
+	b=$(deb_val "$d" "$n1" work-before-lines) a=$(deb_val "$d" "$n2" work-after-lines)
+	l=$(deb_val "$d" "$n2" work-later-lines) f=$(deb_val "$d" "$n3" work-boot-lines)
+	val_is "$n2" work-after-consistent yes "the file written across the hibernation: every line in order after the resume"
+	if [[ $b =~ ^[0-9]+$ ]] && [[ $a =~ ^[0-9]+$ ]] && [[ $l =~ ^[0-9]+$ ]] && [ "$b" -gt 0 ] && [ "$a" -ge "$b" ] && [ "$l" -gt "$a" ]; then
+		echo "  ok: the writer goes on ($b lines before, $a -> $l after the resume)"
+	else
+		echo "  WRONG: file lines $b before, $a -> $l after the resume"; ok=1
+	fi
+	val_is "$n3" work-boot-consistent yes "the file on the next boot: every line in order"
+	if [[ $f =~ ^[0-9]+$ ]] && [[ $l =~ ^[0-9]+$ ]] && [ "$f" -ge "$l" ]; then
+		echo "  ok: the next boot has all of it ($f lines >= $l)"
+	else
+		echo "  WRONG: the next boot has $f lines, the resumed system had $l"; ok=1
+	fi
+}
+
+# check_facts N: a Debian 13 system with systemd 257 and a 6.12 kernel
+check_facts() {
+	val_is "$1" os debian-13 "Debian 13"
+	local s k
+	s=$(deb_val "$d" "$1" systemd) k=$(deb_val "$d" "$1" kernel)
+	[[ $s =~ ^[0-9]+$ ]] && [ "$s" -ge 257 ] && echo "  ok: systemd $s" || { echo "  WRONG: systemd '$s'"; ok=1; }
+	[[ $k == 6.12.* ]] && echo "  ok: kernel $k" || { echo "  WRONG: kernel '$k'"; ok=1; }
+}
+
+# check_install N MODE
+check_install() {
+	local n=$1 mode=$2
+	val_is "$n" dpkg-status 0 "dpkg -i efiresume_*.deb (built on Debian 12) on Debian 13"
+	val_is "$n" efiresume-install-status 0 "efiresume-install install --mode=$mode"
+	er=$(deb_val "$d" "$n" er-entry)
+	if [[ $er =~ ^[0-9A-F]{4}$ ]]; then echo "  ok: boot entry Boot$er \"Resume hibernated Linux\""; else echo "  WRONG: no efiresume boot entry"; ok=1; fi
+	val_is "$n" clear-unit-enabled enabled "the package's postinst enabled efiresume-clear.service"
+}
+
+# check_efiresume_resumed N WHERE: the firmware started efiresume and it resumed
+check_efiresume_resumed() {
+	local n=$1
+	expect "$d/$n.log" "BdsDxe: starting Boot$er \"Resume hibernated Linux\"" "the firmware started Boot$er" || ok=1
+	expect "$d/$n.log" "${ER_RE}.*$2" "efiresume found the image ($2)" || ok=1
+	expect "$d/$n.log" "${ER_RE}.*handing off" "efiresume handed off to the image kernel" || ok=1
+	expect_not "$d/$n.log" 'Run /init as init process|PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data' "no kernel booted in between" || ok=1
+}
+
+# status_show N: what efiresume-install status printed, for the log
+status_show() {
+	echo "  efiresume-install status ($1):"
+	sed -nE 's/.*EFIRESUME-TEST: efiresume-install: (.*)/  | \1/p' "$d/$1.log.txt" | tr -d '\r'
+}
+
+d=$(scratch "debian13-$scen")
+deb_fixture
+deb_new "$d"
+entry=$(fixture_fact "$d" debian_entry)
+echo "fixture: $DEB_DIR (kernel $(fixture_fact "$d" kernel), Debian entry Boot$entry, BootOrder $(fixture_fact "$d" boot_order))"
+t_start=$(date +%s.%N)
+deb=$(deb_file) || exit 1
+echo "package: $deb ($(dpkg-deb -f "$deb" Depends))"
+cp "$deb" "$d/fwcfg/efiresume.deb"
+
+case $scen in
+swap-partition)
+	{ guest_lib; cat <<'EOF'
+sys_facts
+run dpkg -i $IN/efiresume.deb
+run efiresume-install install
+say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+say "er-entry=$(er_entry)"
+run efiresume-install status
+counter_start
+work_start
+work_check work-before
+hibernate_wait 300
+checks_resumed
+work_check work-after
+sleep 1
+work_check work-later
+say "hibloc-after=$(var_text $HIBLOC)"
+say "erloc-after=$(var_text $ERLOC)"
+efi_show
+er_journal
+EOF
+	} > "$d/boot1.sh"
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	{ guest_lib; cat <<'EOF'
+sys_facts
+work_check work-boot
+say "hibloc-at-boot=$(var_text $HIBLOC)"
+say "erloc-at-boot=$(var_text $ERLOC)"
+efi_show
+EOF
+	} > "$d/boot3.sh"
+	echo "boot 1 (Debian 13; install the package, efiresume-install install, systemctl hibernate):"
+	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
+	check_facts boot1
+	check_install boot1 on-hibernate
+	check_hibernated boot1
+	echo "boot 2 (the firmware starts efiresume through BootNext; it resumes the system):"
+	deb_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh"
+	check_efiresume_resumed boot2 "PARTUUID=$DEB_SWAP_PARTUUID"
+	check_resumed boot1 boot2
+	val_is boot2 bootcurrent "$er" "BootCurrent: the efiresume entry"
+	val_is boot2 bootnext none "BootNext gone after the resume"
+	val_is boot2 erloc-after none "no EfiresumeLocation left after the resume"
+	echo "boot 3 (a normal boot, nothing to resume):"
+	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh"
+	qemu_ok
+	expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
+	expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
+	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
+	val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"
+	val_is boot3 hibloc-at-boot none "no HibernateLocation"
+	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
+	check_work boot1 boot2 boot3
+	status_show boot1
+	;;
+swap-file)
+	# the efiresume sleep hook, wrapped: after it, its EfiresumeLocation is deleted, so only
+	# systemd's HibernateLocation says where the image is
+	cat > "$d/fwcfg/hook-wrapper" <<EOF
+#!/bin/sh
+# efiresume end-to-end tests only: efiresume's hook, then its EfiresumeLocation deleted
+/usr/lib/systemd/system-sleep/efiresume.real "\$@"
+if [ "\$1" = pre ]; then
+	f=$ERLOC
+	[ -e \$f ] && { chattr -i \$f 2>/dev/null; rm -f \$f; }
+	printf 'EFIRESUME-TEST: wrapper: EfiresumeLocation %s\n' "\$([ -e \$f ] && echo left || echo deleted)" > /dev/ttyS0
+	printf 'EFIRESUME-TEST: wrapper: resume=%s resume_offset=%s\n' "\$(cat /sys/power/resume)" "\$(cat /sys/power/resume_offset)" > /dev/ttyS0
+	h=$HIBLOC
+	printf 'EFIRESUME-TEST: hibloc-pre=%s\n' "\$([ -e \$h ] && cat \$h | tail -c +5 | tr -d '\\0' || echo none)" > /dev/ttyS0
+	printf 'EFIRESUME-TEST: hibloc-pre-utf16=%s\n' "\$([ -e \$h ] && cat \$h | tail -c +5 | head -c 4 | od -An -tx1 | tr -d ' ')" > /dev/ttyS0
+fi
+exit 0
+EOF
+	{ guest_lib; cat <<'EOF'
+sys_facts
+# the swap partition out of use; the kernel forgets the resume device the initramfs set
+# (the swap-partition RESUME= of the fixture), as on a system without RESUME=
+swapoff -a
+sed -i '/ swap /d' /etc/fstab
+echo 0:0 > /sys/power/resume
+say "resume-cleared=$(cat /sys/power/resume)"
+# 192 MiB: the root filesystem has about 300 MiB free (the image here: 44 MiB after LZO)
+fallocate -l 192M /swapfile && chmod 600 /swapfile && mkswap /swapfile > /dev/null
+say "swapfile=$(stat -c %s /swapfile) $(df -m --output=avail / | tail -1 | tr -d ' ') MiB free"
+echo '/swapfile none swap sw 0 0' >> /etc/fstab
+swapon -a
+say "swaps: $(swapon --show=NAME,TYPE,SIZE --noheadings | tr -s ' ' | paste -sd';')"
+say "swapfile-fs-uuid=$(findmnt -no UUID /)"
+run dpkg -i $IN/efiresume.deb
+dpkg-divert --quiet --local --rename --divert /usr/lib/systemd/system-sleep/efiresume.real --add /usr/lib/systemd/system-sleep/efiresume
+install -m 755 $IN/hook-wrapper /usr/lib/systemd/system-sleep/efiresume
+run efiresume-install install --mode=always
+say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+say "er-entry=$(er_entry)"
+sed 's/^/EFIRESUME-TEST: conf: /' /boot/efi/EFI/efiresume/efiresume.conf
+run efiresume-install status
+counter_start
+work_start
+work_check work-before
+hibernate_wait 300
+checks_resumed
+work_check work-after
+sleep 1
+work_check work-later
+say "hibloc-after=$(var_text $HIBLOC)"
+say "erloc-after=$(var_text $ERLOC)"
+run efiresume-install status
+efi_show
+er_journal
+EOF
+	} > "$d/boot1.sh"
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	{ guest_lib; cat <<'EOF'
+sys_facts
+work_check work-boot
+say "hibloc-at-boot=$(var_text $HIBLOC)"
+say "erloc-at-boot=$(var_text $ERLOC)"
+say "cmdline=$(tr ' ' '_' < /proc/cmdline)"
+efi_show
+EOF
+	} > "$d/boot3.sh"
+	echo "boot 1 (Debian 13; swap file, install --mode=always, systemctl hibernate):"
+	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
+	check_facts boot1
+	check_install boot1 always
+	expect "$d/boot1.log" 'EFIRESUME-TEST: swaps: /swapfile file 192M' "only the swap file (192 MiB) is active" || ok=1
+	expect_not "$d/boot1.log" 'EFIRESUME-TEST: conf: resume' "efiresume.conf has no resume line" || ok=1
+	expect "$d/boot1.log" 'EFIRESUME-TEST: wrapper: EfiresumeLocation deleted' "EfiresumeLocation deleted after the hook wrote it" || ok=1
+	fsu=$(deb_val "$d" boot1 swapfile-fs-uuid)
+	roff=$(sed -nE 's/.*EFIRESUME-TEST: wrapper: resume=[0-9:]+ resume_offset=([0-9]+).*/\1/p' "$d/boot1.log.txt" | tail -1)
+	hl=$(sed -nE 's/.*EFIRESUME-TEST: hibloc-pre=(.*)/\1/p' "$d/boot1.log.txt" | tail -1 | tr -d '\r')
+	if [[ $hl == *'"uuid":"'$fsu'"'* ]] && [[ $hl == *'"offset":'$roff[,}]* ]] && [[ $roff =~ ^[1-9][0-9]*$ ]]; then
+		echo "  ok: systemd wrote HibernateLocation $hl (resume_offset $roff)"
+	else
+		echo "  WRONG: HibernateLocation '$hl' (filesystem $fsu, resume_offset '$roff')"; ok=1
+	fi
+	hl16=$(deb_val "$d" boot1 hibloc-pre-utf16)
+	[ "$hl16" = 7b002200 ] && echo "  ok: HibernateLocation is UTF-16LE ('{\"' = $hl16)" || echo "  note: HibernateLocation starts $hl16"
+	[[ $roff =~ ^[0-9]+$ ]] && DEB_SIG_AT=$((DEB_ROOT_START * 512 + roff * 4096))
+	check_hibernated boot1
+	echo "boot 2 (the firmware starts efiresume, first in BootOrder; HibernateLocation is the only hint):"
+	deb_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh"
+	expect "$d/boot2.log" "${ER_RE}HibernateLocation: swap file at page $roff of the filesystem UUID $fsu" "efiresume took the swap file from HibernateLocation" || ok=1
+	check_efiresume_resumed boot2 "PARTUUID=$DEB_ROOT_PARTUUID"
+	check_resumed boot1 boot2
+	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
+	val_is boot2 erloc-after none "no EfiresumeLocation"
+	echo "boot 3 (efiresume first in BootOrder, nothing to resume):"
+	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh"
+	qemu_ok
+	expect "$d/boot3.log" "BdsDxe: starting Boot$er \"Resume hibernated Linux\"" "the firmware started efiresume (Boot$er)" || ok=1
+	expect "$d/boot3.log" "${ER_RE}.*no image" "efiresume found no image" || ok=1
+	expect_not "$d/boot3.log" "${ER_RE}.*(resuming in|passphrase|found a hibernated)" "no prompt" || ok=1
+	expect "$d/boot3.log" "${ER_RE}starting .EFI.debian.vmlinuz.efi" "efiresume started the Debian entry's kernel" || ok=1
+	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
+	val_is boot3 hibloc-at-boot none "no HibernateLocation"
+	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
+	check_work boot1 boot2 boot3
+	status_show boot1
+	;;
+*)
+	echo "unknown scenario $scen"; exit 2 ;;
+esac
+
+t_end=$(date +%s.%N)
+echo "scenario $scen: $(fmt_secs "$t_start" "$t_end") s ($(paste -sd' ' "$d/times"))"
+exit $ok

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Is the slow tier (tests/e2e/cases-slow) warm, that is, is what it needs in the cache
+# already? Exit 0 if so; otherwise prints what is missing and exits 1. `make test` runs the
+# slow tier only when warm; `make test-slow` builds what is missing.
+#   - the patched 6.12 test kernel for the current series (tests/lib/kernel-build.sh --dir);
+#   - a built Debian 13 root filesystem (tests/lib/debian13.sh, $CACHE/debian13/rootfs-*.done).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+missing=()
+kdir=$("$here/kernel-build.sh" --dir 2>/dev/null || true)
+[ -n "$kdir" ] && [ -f "$kdir/bzImage" ] || missing+=("the test kernel (make kernel)")
+compgen -G "$CACHE/debian13/rootfs-*.done" >/dev/null || missing+=("the Debian 13 system (tests/lib/debian13.sh)")
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "not in the cache ($CACHE): ${missing[*]}"
+exit 1
