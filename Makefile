@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # efiresume — build, test, demo, bench.
 #   make            build/efiresume-x64.efi and build/efiresume-ia32.efi (+ host tools)
 #   make test       install what is missing, then run every test; ends with "N passed, N failed"

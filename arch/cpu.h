@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* CPU facts: CPUID (the one helper), and the NX facts both restore routines depend
  * on. Header-only and pure C (no EFI type): arch/x86_64, arch/i386 and crypto/ (the
  * AES-NI and SHA-NI probes) include it; it includes only image/freestanding.h. The

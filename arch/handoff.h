@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The hand-off contract between loader/ and arch/<arch>/: what the restore routine needs.
  * Implemented by arch/x86_64/handoff.c and arch/i386/handoff.c. */
 #ifndef EFIRESUME_ARCH_HANDOFF_H

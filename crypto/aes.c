@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* AES-128/256-XTS (IEEE 1619-2007, NIST SP 800-38E) with the plain64 tweak, as dm-crypt
  * (aes-xts-plain64) and OpenSSL's EVP_aes_*_xts compute it, one sector per data unit.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* AES-128/256 in XTS mode (IEEE 1619, NIST SP 800-38E) with the plain64 tweak, as
  * dm-crypt's aes-xts-plain64 and OpenSSL's EVP_aes_{128,256}_xts compute it: one data
  * unit per sector, no ciphertext stealing (lengths are whole 16-byte blocks).

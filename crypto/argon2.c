@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Argon2i / Argon2id version 0x13 (RFC 9106), freestanding; see argon2.h.
  *
  * Structure follows the RFC (and libargon2's reference code): H0 from the parameters,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Argon2i / Argon2id, version 0x13 (RFC 9106), freestanding, as cryptsetup uses them for
  * LUKS2 keyslots: no secret key, no associated data, output length = the key size.
  *

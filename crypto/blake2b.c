@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* BLAKE2b (RFC 7693) and Argon2's H' (RFC 9106 section 3.3), freestanding. */
 #include "crypto/blake2b.h"
 #include "crypto/wipe.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* BLAKE2b (RFC 7693), freestanding, and Argon2's variable-length hash H' (RFC 9106 3.3). */
 #ifndef EFIRESUME_CRYPTO_BLAKE2B_H
 #define EFIRESUME_CRYPTO_BLAKE2B_H

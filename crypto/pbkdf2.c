@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* PBKDF2-HMAC-SHA-1/256/512 (RFC 8018 section 5.2).
  *
  * The iteration loop is what costs (LUKS1 and LUKS2 PBKDF2 keyslots ask for hundreds of

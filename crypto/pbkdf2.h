@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* PBKDF2 with HMAC-SHA-1/256/512 (RFC 8018 section 5.2), as LUKS1 and LUKS2 keyslots use it. */
 #ifndef EFIRESUME_CRYPTO_PBKDF2_H
 #define EFIRESUME_CRYPTO_PBKDF2_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* SHA-1, SHA-256, SHA-512 (FIPS 180-4) and HMAC (RFC 2104). Plain portable C: no
  * tables indexed by data, so nothing here depends on the secret's value for timing. */
 #include "crypto/sha.h"

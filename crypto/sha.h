@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* SHA-1, SHA-256, SHA-512 (FIPS 180-4) and HMAC (RFC 2104) for the LUKS key
  * derivation. Freestanding: no allocation, the caller owns every context. */
 #ifndef EFIRESUME_CRYPTO_SHA_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Wiping secrets and comparing them in constant time. */
 #include "crypto/wipe.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* ACPI facts the resume needs: FACS hardware signature, ACPI mode; and the CPU count. */
 #include "efi/efi.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Block devices through EFI Block I/O: listing, naming (PARTUUID), reading, writing. */
 #include "efi/efi.h"
 #include "volume/guid.h"

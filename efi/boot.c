@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Starting another EFI program (the configured fallback). */
 #include "efi/efi.h"
 

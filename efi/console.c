@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Console input: a key with a timeout. */
 #include "efi/efi.h"
 #include "crypto/wipe.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* efi/: the only code that calls the firmware. Everything above it (loader/)
  * goes through the functions declared here. */
 #ifndef EFIRESUME_EFI_EFI_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Files on the volume efiresume was loaded from. */
 #include "efi/efi.h"
 

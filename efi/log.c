@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Console logging; OVMF mirrors ConOut to the serial port. */
 #include "efi/efi.h"
 

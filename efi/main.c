@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Entry point: the firmware starts efiresume here. */
 #include "efi/efi.h"
 #include "loader/loader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Checked allocations: every failure is logged where it happens and returned. */
 #include "efi/efi.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The firmware memory map, page allocations at fixed addresses, ExitBootServices. */
 #include "efi/efi.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The parallel engine's CPU operations on EFI MP services (efi/acpi.c's er_mp_start /
  * er_mp_wait) and the TSC clock. The firmware calls an EFIAPI procedure; the engine's
  * helper is a plain C function: ap_entry() bridges the two from a slot in static

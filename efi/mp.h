@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* efi/mp.c: the CPU operations of the parallel decompression engine
  * (loader/parallel.h, struct er_par_ops) on EFI MP services. */
 #ifndef EFIRESUME_EFI_MP_H

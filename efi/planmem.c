@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The plan's memory operations on the firmware (see loader/plan.h). */
 #include "efi/planmem.h"
 #include "arch/handoff.h"

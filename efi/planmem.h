@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The plan's memory operations (loader/plan.h) on the firmware's boot services. */
 #ifndef EFIRESUME_EFI_PLANMEM_H
 #define EFIRESUME_EFI_PLANMEM_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Microsecond timer: the TSC, calibrated once against the firmware's Stall(). */
 #include "efi/efi.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* SetVirtualAddressMap with an assignment made by someone else (see virtmap.h). */
 #include "efi/virtmap.h"
 

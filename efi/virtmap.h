@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* efi/virtmap.c: SetVirtualAddressMap on behalf of a resumed OS.
  *
  * An OS that called SetVirtualAddressMap at its own boot keeps calling the runtime

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), slicing-by-16.
  *
  * er_crc32_le is the Linux kernel's crc32_le(): no inversion at either end, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* CRC-32 (reflected polynomial 0xEDB88320), slicing-by-8, freestanding. */
 #ifndef EFIRESUME_IMAGE_CRC32_H
 #define EFIRESUME_IMAGE_CRC32_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Predicting a hibernation image's e820 checksum from the EFI memory map.
  *
  * What the kernel does (Linux 6.1 and 6.12; read from the kernel sources)

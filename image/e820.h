@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Predicting the e820 checksum a Linux x86 hibernation image carries.
  *
  * The image header's restore_data_record holds e820_checksum, a CRC-32 of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* See fmt.h. Output is always NUL-terminated when cap > 0; returns the length written. */
 #include "image/fmt.h"
 

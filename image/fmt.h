@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* A small snprintf for freestanding code (image/ messages, shared with host tools).
  * Conversions: %s %c %d %u %x %X %p %%, length modifiers l and ll, width and '0' flag. */
 #ifndef EFIRESUME_IMAGE_FMT_H

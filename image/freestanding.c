@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Freestanding implementations of the shim (see freestanding.h). */
 #include "freestanding.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Freestanding shim for image/: the few libc pieces the pure code needs.
  * image/ must build both into the EFI binaries (no libc) and for the host
  * (tests, fuzzers, tools). Only <stdint.h>, <stddef.h> and <stdbool.h> are used,

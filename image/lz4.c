@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* LZ4 block decompressor: freestanding, bounds-checked on every path.
  *
  * Block format: a sequence of "sequences", each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* LZ4 block decompressor (freestanding, bounds-checked).
  *
  * Decodes the LZ4 *block* format (no frame header), as LZ4_decompress_safe

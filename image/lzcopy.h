@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Word-at-a-time copy helpers shared by the LZO and LZ4 decompressors (image/lzo.c,
  * image/lz4.c): unaligned loads and stores, and overlapping match copies. Internal. */
 #ifndef EFIRESUME_IMAGE_LZCOPY_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* LZO1X decompressor: freestanding, bounds-checked on every path.
  *
  * Bitstream (LZO1X, see lzo1x_d.ch / the kernel's Documentation/staging/lzo.rst):

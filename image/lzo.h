@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* LZO1X decompressor (freestanding, bounds-checked).
  *
  * Decodes the classic LZO1X bitstream as produced by lzo1x_1_compress (and any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Linux hibernation image reader; see reader.h. */
 #include "image/reader.h"
 #include "image/crc32.h"

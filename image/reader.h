@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Reader for Linux x86 hibernation images (kernel 6.1 .. 6.12 swsusp, x86_64 and i386).
  *
  * Pure and streaming: it reads through a block source (pages of the swap device),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Internal to image/: return a refusal reason with a formatted detail. */
 #ifndef EFIRESUME_IMAGE_REFUSAL_H
 #define EFIRESUME_IMAGE_REFUSAL_H

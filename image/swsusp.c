@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Page 0 of a swap device; see swsusp.h. */
 #include "image/swsusp.h"
 

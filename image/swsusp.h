@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Linux hibernation image: page 0 of the swap device (struct swsusp_header).
  * Layout: ../shared/reference/linux-hibernation-format.md section 1. */
 #ifndef EFIRESUME_IMAGE_SWSUSP_H

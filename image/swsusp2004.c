@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Reader for the firmware-resumable 2004 swsusp image; see swsusp2004.h and
  * kernel-patch/README. Every field is read through the offsets of the shared
  * structure definitions, so the reader cannot drift from what the patch writes. */

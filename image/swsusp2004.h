@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Reader for the 2004 swsusp image (the seeds' "Merge pmdisk and swsusp" format,
  * Linux 2.6.8/2.6.9) as written by a kernel with kernel-patch/ applied: the
  * firmware-resumable variant, format version 1. i386 (4-byte words, 16-byte pbe)

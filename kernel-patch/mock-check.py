@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What can be checked of kernel-patch/*.patch without a 2.6.8 tree.
 
   kernel-patch/mock-check.py [PATCH]

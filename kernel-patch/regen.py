@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Regenerates kernel-patch/0001-swsusp-firmware-resume.patch.
 
   kernel-patch/regen.py [SEEDS_DIR]     (default: ../shared/seeds beside the repository)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The point of no return; see commit.h. */
 #include "loader/commit.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The point of no return, in one place: final memory map, the signature write,
  * ExitBootServices, in the spirit of the Linux EFI stub's efi_exit_boot_services().
  * Pure logic (host-tested in tests/unit/test_commit.c); efi/exit.c supplies the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* efiresume.conf parser; see config.h. */
 #include "loader/config.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* efiresume.conf: plain "key value" lines, '#' comments (systemd-boot loader.conf style).
  * Pure C: parsed from a byte buffer, so the same code runs in the loader and in host tests. */
 #ifndef EFIRESUME_LOADER_CONFIG_H

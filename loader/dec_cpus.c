@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The parallel decompression engine on EFI MP services: loader/parallel.c with the
  * CPU operations of efi/mp.c. */
 #include "loader/dec_cpus.h"

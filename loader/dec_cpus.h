@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Decompression (and the CRC32 of what comes out) on the other CPUs, through EFI MP
  * services, while the boot CPU reads: an er_dec_engine for image/reader.c.
  *

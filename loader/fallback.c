@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Fallback: start the normal boot program with its command line. */
 #include "loader/loader.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Find: which block devices are swap, and which of them holds a hibernation image.
  *
  * A swap partition carries its swap header in page 0. A swap file carries it in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The story of a boot through efiresume. */
 #include "loader/loader.h"
 #include "loader/volumes.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loader/: the story of a resume — find, read, verify, plan, load, commit, hand off.
  * It calls the firmware only through efi/. */
 #ifndef EFIRESUME_LOADER_LOADER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Location variable parsing; see location.h. The variable is read with image/json: the
  * whole document is validated (a value we do not use, a duplicate key, a number beyond
  * 2^64 - 1 all refuse it), then the members we know are looked up. */

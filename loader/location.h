@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The location variables: systemd's HibernateLocation (UTF-16LE) and efiresume's
  * EfiresumeLocation (UTF-8), JSON naming the swap device of the last hibernation, e.g.
  * {"uuid":"5b3a...","offset":0,"kernelVersion":"6.1.0-..." ...}. Pure C, host-tested. */

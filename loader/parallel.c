@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The parallel decompression engine (see parallel.h for the protocol). Pure C: no
  * firmware call, only the operations in p->ops. The reader queues jobs in stream
  * order; helpers and, while it waits, the boot CPU claim and run them. A job only

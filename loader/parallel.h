@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The parallel decompression engine: an er_dec_engine (image/reader.h) whose jobs run
  * on helper CPUs and, while it waits, on the boot CPU. Pure C: it never calls the
  * firmware; the CPU operations come in through er_par_ops (efi/mp.c for EFI MP

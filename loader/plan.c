@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Plan: claim the image's frames, bounce the rest; place pages as they stream.
  * Pure logic: every memory operation goes through p->mem (see plan.h). */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Plan and load: where each page of the image goes.
  *
  * Every frame the image names (data pages and all-zero pages) is claimed with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Resume: read and verify, plan and load, commit, hand off. Any refusal before the
  * commit leaves the disk untouched and returns, so that the caller boots normally. */
 #include "loader/loader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* EfiresumeSeen records; see seen.h. Layout (little endian):
  *   0  "ERSEEN01"   8  swap UUID (16)   24 image id (4)   28 count (4)
  *   32 count entries of 48 bytes: kind (1), 3 zero, UUID (16), sb CRC (4), mtime (4),

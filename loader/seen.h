@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* What efiresume saw of an image the first time: the image's identity and the
  * fingerprints of every filesystem it could read (volume/fsprint.h). Kept in the
  * non-volatile variable EfiresumeSeen while the image is on disk; compared before the

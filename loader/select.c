@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Image selection; see select.h. */
 #include "loader/select.h"
 #include "image/swsusp.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Which swap device's image to resume: the decision, without the firmware (host-tested).
  * loader/find.c reads page 0 of every swap device and hands the facts here. */
 #ifndef EFIRESUME_LOADER_SELECT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* An image that is no longer the truth: the first time efiresume sees an image it
  * records the image's identity and the fingerprint of every filesystem it can read
  * (EfiresumeSeen); before resuming that image on a later boot it compares. A filesystem

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Volumes: swap where Debian puts it. LVM2 logical volumes and LUKS containers
  * become block devices of their own (struct er_blockdev with ops), mapped onto the
  * devices below them, so that everything after this file (find, stale check, read,

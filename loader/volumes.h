@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loader/volumes.c: LVM2 logical volumes and LUKS containers as block devices. */
 #ifndef EFIRESUME_LOADER_VOLUMES_H
 #define EFIRESUME_LOADER_VOLUMES_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Resume time on the real Debian 12 system (tests/lib/debian.sh's fixture: systemd,
 # initramfs-tools, Debian's 6.1 kernel started by the firmware's "Debian" entry):
 # efiresume against the kernel's own initramfs-tools resume, same system, same memory.

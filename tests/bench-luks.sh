@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench, part 4: unlocking a LUKS2 keyslot with cryptsetup's default Argon2id shape
 # (1 GiB of memory, 4 lanes; 4 passes, the least cryptsetup calibrates to), in firmware
 # and by cryptsetup, on the same header.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench: benchmarks, reported as medians and ratios.
 #  1. image/ decompression + CRC32 throughput on the host vs liblzo2 / liblz4 / zlib, on the
 #     uncompressed body of a real hibernation image.

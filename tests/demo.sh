@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make demo: the whole story on x86_64 in QEMU + OVMF.
 #   1. boot: efiresume finds no image and starts a real Debian kernel (the fallback);
 #      it puts a token, 48 MiB of random data and a running counter in memory and hibernates

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs the test suite and ends with one line "N passed, N failed".
 #   tests/run-all.sh [GROUP...]   groups: unit fuzz e2e seeds slow (default: unit fuzz e2e, and
 #                                 slow when what it needs is cached already; seeds = the e2e

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench-argon2: Argon2id at LUKS2-like parameters, ours against libargon2 (the reference
  * build Debian ships).
  *

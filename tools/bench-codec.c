@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench-codec: decompression and CRC32 throughput, ours against the libraries.
  *
  *   build/bench-codec [FILE]

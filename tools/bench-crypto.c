@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench-crypto: the LUKS primitives, ours against OpenSSL (libcrypto).
  *
  *   build/bench-crypto

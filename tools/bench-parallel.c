@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bench-parallel: the parallel decompression engine's scaling on the host.
  *
  *   build/bench-parallel [FILE]

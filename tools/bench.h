@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Shared by the host benchmarks in tools/: a page-like data generator (zero pages,
  * text, code, random data, page tables, in kernel-image-like proportions), a monotonic
  * clock and medians. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Filesystem fingerprints; see fsprint.h. Offsets: ext4 (Documentation/filesystems/ext4/
  * super.rst), XFS (xfs_format.h: struct xfs_dsb), Btrfs (struct btrfs_super_block). */
 #include "volume/fsprint.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Filesystem fingerprints: what a mount or a write changes in an ext2/3/4, XFS or Btrfs
  * superblock. efiresume records them the first time it sees an image and compares
  * before resuming it later: a filesystem mounted in between (the user booted normally

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* GUIDs as text, in the order blkid, lsblk and Linux's PARTUUID= show them; see guid.h. */
 #include "volume/guid.h"
 

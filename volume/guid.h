@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* GUIDs as text: the 16 on-disk bytes (the first three groups little endian, as GPT and
  * EFI store them) <-> the 36 characters blkid, lsblk and Linux's PARTUUID= show. */
 #ifndef EFIRESUME_VOLUME_GUID_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Bounded JSON reader; see json.h.
  *
  * er_json_parse is an iterative state machine with an explicit stack of at most

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* A small bounded JSON reader (RFC 8259) for hostile input: systemd's HibernateLocation
  * variable, the LUKS2 JSON area.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* LUKS1 / LUKS2: see luks.h. Layouts and rules from the LUKS1 spec 1.2.3, the LUKS2
  * on-disk format document and cryptsetup's behaviour (lib/luks1/keymanage.c, af.c,
  * lib/luks2/luks2_disk_metadata.c, luks2_json_metadata.c, dm-crypt's plain64 IV). */

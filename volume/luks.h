@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* LUKS1 and LUKS2 containers: header reading, passphrase unlock, the data segment's
  * sector cipher. Pure C (image/), no firmware calls, no allocation of its own: the
  * device is read through a caller callback, memory comes from a caller allocator.

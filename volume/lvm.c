@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* LVM2 reader; see lvm.h. Every on-disk field is bounds-checked before use; the text
  * parser follows libdm's config grammar (libdm/libdm-config.c) with bounded depth,
  * names and counts, and extracts only what mapping a linear LV needs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* LVM2 reader: physical volume labels, metadata areas, the text metadata of a
  * volume group, and the mapping of a linear logical volume to PV sectors.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* i386 hand-off: paging mode of the image, temporary page tables, GDT, the restore
  * routine (trampoline.S), and the firmware's virtual map (efi/virtmap.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * efiresume i386 restore routine. Copied to a page the image does not use and
  * entered, after ExitBootServices, as  void tramp(struct params *p)  (cdecl: 4(%esp)).

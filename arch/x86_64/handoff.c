@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* x86_64 hand-off: page tables, GDT and the restore routine (trampoline.S). */
 #include "arch/handoff.h"
 #include "arch/cpu.h"

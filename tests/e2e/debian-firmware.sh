@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end scenarios on the real Debian 12 system (tests/lib/debian.sh) about what the
 # firmware does around efiresume (issue 9, sections 3 and 6).
 #   debian-firmware.sh SCENARIO

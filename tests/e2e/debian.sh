@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end scenarios on a real Debian 12 system (systemd, initramfs-tools, Debian's
 # 6.1 kernel started by the firmware's Boot#### "Debian" entry through its EFI stub).
 # The system is built once and cached by tests/lib/debian.sh; each scenario boots a

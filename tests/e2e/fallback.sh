@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # efiresume finds no image and starts the configured fallback (a real Debian kernel
 # with its EFI stub) with the configured command line.
 #   fallback.sh ARCH CASE    CASE: noimage | signature | missing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # I/O errors under efiresume (QEMU blkdebug between the virtio disk and its file): a read
 # error anywhere in the image refuses it with nothing written; a write error on the
 # signature reset stops the commit. Either way the image stays on disk, and the next boot,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds (or reuses) a hibernation fixture and prints its facts.
 #   hibernate-smoke.sh [--kresume] ARCH KPKG [backports] [KERNEL_ARGS...]
 #   env MEM (default 512), SMP (default 1)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # swsusp-inspect on real hibernation images (the cached fixtures) and on corrupted
 # copies of them. Prints one "ok: ..." or "FAIL: ..." line per check; exit status 0
 # only when every check passed.

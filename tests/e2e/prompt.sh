@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The prompt shown when an image is found and `timeout` > 0.
 #   prompt.sh CASE    CASE: wait (no key: resumes when the time is up)
 #                           esc  (boot normally, the image is kept untouched)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # efiresume refuses an image it must not resume: one clear line, nothing written
 # (page 0 byte for byte as before), and the normal boot program starts.
 # refuse.sh CASE NAME ARCH KPKG [backports] [-- KERNEL_ARGS...]   env: MEM, SMP

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The full cycle through efiresume on a real Debian kernel:
 #   boot 1 (fixture): efiresume finds no image, starts the kernel; it hibernates
 #   boot 2: efiresume resumes the image; the resumed shell checks its memory, the

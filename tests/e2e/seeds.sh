@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The seeds' 2004 swsusp format end to end (issue 6), with the seeds writer
 # (tests/seeds/writer.c) playing a 2.6.8 kernel patched with kernel-patch/.
 #   seeds.sh ARCH CASE    ARCH: x64 | ia32    CASE: cycle | toolarge | corrupt-KIND

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Soak: N hibernate/resume cycles of one system, every resume by efiresume.
 #   soak.sh [CYCLES]      (default 20; env SOAK_MB: MiB written per cycle, default 8;
 #                          SOAK_TIMEOUT: seconds per QEMU run, default 900)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An image that is no longer the truth. Boot 2: efiresume sees the image for the first
 # time and records the filesystems it can read (EfiresumeSeen); the user presses Esc and
 # the normal boot mounts and writes an ext4 disk. Boot 3: efiresume finds that disk

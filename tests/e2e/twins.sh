@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two devices carrying the same image (RAID1 members with metadata at the end, a cloned
 # disk): resuming one and resetting only its signature would leave the twin to be
 # resumed on a later boot over filesystems that moved on. efiresume refuses both and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Swap on LVM and in LUKS2 (issue 11), end to end: real Debian 6.1 kernels that
 # hibernated to LV vg0/swap_1 (tests/lib/volumes.sh, made by the guest with the
 # host's lvm2 and cryptsetup), resumed or refused by efiresume under OVMF.

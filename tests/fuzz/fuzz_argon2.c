@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for crypto/argon2.c and crypto/blake2b.c (no libargon2 in fuzz builds: the
  * byte-exact oracle checks are in tests/unit/test_argon2.c).
  *

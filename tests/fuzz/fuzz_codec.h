@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The body shared by the decompressor fuzz targets (fuzz_lzo.c, fuzz_lz4.c). The
  * including file defines FUZZ_DECOMPRESS, FUZZ_STRERROR, FUZZ_E_OUTPUT_OVERRUN and
  * FUZZ_VALID_TAIL (bytes that end a stream validly) before including it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for image/e820.c.
  *
  * Input byte 0 selects the mode:

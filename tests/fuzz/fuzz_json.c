@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for volume/json.c.
  *
  * The input is one document (an exactly sized heap copy, so ASan sees any read beyond

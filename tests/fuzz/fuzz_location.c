@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for loader/location.c (systemd's HibernateLocation, efiresume's
  * EfiresumeLocation).
  *

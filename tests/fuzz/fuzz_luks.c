@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for volume/luks.c: the LUKS1/LUKS2 header reader (binary headers, both
  * LUKS2 copies, the JSON area) and, when the parameters are cheap, the unlock path.
  *

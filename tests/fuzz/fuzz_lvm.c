@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for volume/lvm.c (LVM2 label, metadata area, text metadata, mapping).
  *
  * Input byte 0 selects the mode (mod 3), the rest is the body:

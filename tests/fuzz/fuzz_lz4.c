@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for the LZ4 block decompressor (image/lz4.c).
  *
  * Every input is decoded into a 132 KiB heap buffer; then, whenever it decodes,

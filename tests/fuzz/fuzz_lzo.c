@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for the LZO1X decompressor (image/lzo.c).
  *
  * Every input is decoded into a 132 KiB heap buffer; then, whenever it decodes,

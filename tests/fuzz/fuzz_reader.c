@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target: the whole image reader (image/reader.c) on a small swap device.
  *
  * The input is the device itself, padded with zeros to whole 4 KiB pages (seeds:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for loader/seen.c (the EfiresumeSeen record: NVRAM that an OS can
  * write, so hostile) and volume/fsprint.c. Checked: decode never reads out of bounds;
  * whatever it accepts encodes back to the same bytes; the comparison against the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for image/swsusp2004.c (the firmware-resumable 2004 swsusp image).
  *
  * Input byte 0 selects the mode:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs libFuzzer targets for a bounded time each.
 #   tests/fuzz/run.sh SECONDS [TARGET...]   (default: every build/fuzz/fuzz_*)
 # Corpora live in the cache; seeds come from tests/fuzz/seeds/<target>/ when present.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared settings and helpers for the test scripts. Sourced, not run.
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # downloaded kernels, built systems and disks: one cache per machine, shared by every clone

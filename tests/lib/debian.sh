@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real Debian 12 system for the end-to-end tests: systemd, udev, initramfs-tools,
 # Debian's generic 6.1 kernel (linux-image-amd64), efibootmgr. Sourced (after or
 # instead of harness.sh) by tests/e2e/debian.sh; built once and cached.
@@ -205,7 +206,9 @@ EOF
 # the recipe's hash: package list, excludes, layout, command line, stage functions, guest files
 _deb_key_rootfs() {
 	{ echo "$DEB_PACKAGES $DEB_EXCLUDES"; declare -f _deb_hook_essential _deb_hook_customize _deb_rootfs
-	  cat "$DEB_GUEST/agent" "$DEB_GUEST/efiresume-test-agent.service" "$DEB_GUEST/sleep-hook"
+	  # (licence lines do not change what is built)
+	  cat "$DEB_GUEST/agent" "$DEB_GUEST/efiresume-test-agent.service" "$DEB_GUEST/sleep-hook" |
+		grep -v 'SPDX-License-Identifier:'
 	  echo "$DEB_SWAP_UUID $DEB_ROOT_UUID $DEB_ESP_SERIAL"; } | md5sum | cut -c1-12
 }
 _deb_key_disk() {

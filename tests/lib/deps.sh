@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Install the Debian packages the build and the tests need, only when missing.
 set -euo pipefail
 pkgs=(gnu-efi gcc-multilib qemu-system-x86 ovmf ovmf-ia32 mtools gdisk dosfstools busybox-static cpio

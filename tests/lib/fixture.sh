@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hibernation fixtures: real Debian kernels hibernated once in QEMU + OVMF, kept
 # in the cache and copied by the tests that resume them. Sourced (after or
 # instead of harness.sh).

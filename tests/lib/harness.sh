@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The end-to-end harness: kernels, initramfs images, disks, QEMU runs, serial matching.
 # Sourced by tests/e2e/*.sh, tests/demo.sh and tests/bench.sh.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Where things lie in a modern (6.1+) hibernation image, read with od from the shell,
 # independently of image/: map chain, stream page -> swap page, compressed chunks.
 # Offsets are bytes from the start of the swap area; LAYOUT_BASE (bytes, default 0)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Make a LUKS container on a plain file with the real cryptsetup (no root, no device-mapper),
 # for tests/unit/test_luks.c and the LUKS fuzz seeds.
 #

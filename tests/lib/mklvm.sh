@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Makes LVM2 physical volumes with the real lvm2 tools, for tests/unit/test_lvm.c.
 #   tests/lib/mklvm.sh OUTDIR
 # Needs root (loop devices); device-mapper is not needed: every command runs with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Copy stdin to a file, prefixing every line with the seconds since this program started
 (monotonic clock). Used to time serial output: tslog.py OUT < serial-stream"""
 import sys, time

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Swap on LVM and in LUKS2 (issue 11): the host side of the volume fixtures and of
 # tests/e2e/volumes.sh. Sourced by fixture.sh (functions only).
 #

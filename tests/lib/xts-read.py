@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Plaintext of a dm-crypt aes-xts-plain64 data segment (LUKS2), for the host checks of
 tests/e2e/volumes.sh. The oracle is OpenSSL's AES-XTS (python3-cryptography); the volume
 key comes from `cryptsetup luksDump --dump-volume-key`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The seeds writer, x86_64: swsusp_arch_suspend and swsusp_fw_resume of a kernel
  * with kernel-patch/ applied, for an EFI program (SysV ABI inside the program).

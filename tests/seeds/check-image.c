@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* seeds-check: the writer side of the seeds test, on the host. Reads the image the
  * seeds writer (tests/seeds/writer.c) left on a swap partition with efiresume's own
  * reader (image/swsusp2004.h: er_swsusp2004_open, er_swsusp2004_load_pagedir, er_swsusp2004_stream)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The seeds writer (tests/seeds/): what its C code, its assembly and the host checker
  * share. The writer plays a 2.6.8 kernel patched with kernel-patch/: it snapshots its
  * own working set with the seeds' swsusp algorithm, writes the firmware-resumable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The seeds writer: an EFI program (x64 and ia32) that plays a 2004 Linux kernel
  * patched with kernel-patch/, because such a kernel cannot run here.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Test data shared by the codec tests (test_lzo.c, test_lz4.c): a seeded generator
  * and inputs of several kinds (random, zero, text, repeats, code-like, page mixes).
  * Included by each test program; static functions only. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Real OVMF memory maps (`memmap` in the UEFI shell) for the host tests of the e820
  * derivation and of the plan. */
 #ifndef EFIRESUME_TESTS_OVMF_MAPS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for crypto/aes.c: AES-128/256-XTS with the plain64 tweak, against OpenSSL's
  * EVP_aes_{128,256}_xts as the oracle (random keys, sectors incl. > 2^32, lengths,
  * alignments; encrypt and decrypt; the AES-NI path and the table-free path), plus the

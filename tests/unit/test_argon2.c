@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for crypto/argon2.c with libargon2 (the reference implementation, v0x13) as the
  * oracle: random passwords, salts and parameters for Argon2i and Argon2id; RFC 9106's test
  * vectors (which use a secret and associated data: through er_argon2_ex, against the RFC's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for crypto/blake2b.c: OpenSSL's EVP_blake2b512 (unkeyed, 64-byte digests) and
  * its BLAKE2BMAC (keyed, any digest length 1..64) as oracles, RFC 7693's "abc" vector,
  * streaming in random pieces, and H' (er_blake2b_long) against a from-the-RFC construction

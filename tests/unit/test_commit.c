@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for loader/commit.c: the point of no return under scripted firmware
  * behaviour (a map that grows, ExitBootServices failing, a signature write failing). */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for loader/config.c (efiresume.conf parser). */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for image/crc32.c, with zlib's crc32() and a bitwise reference as
  * oracles. */
 #include <stdarg.h>

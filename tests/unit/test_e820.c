@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for image/e820.c (EFI memory map -> e820_table_firmware -> the
  * checksum a hibernation image carries).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for volume/fsprint.c and loader/seen.c: fingerprints of real ext4, XFS and
  * Btrfs superblocks (made by mkfs, then really mounted and written through a loop
  * device), and the EfiresumeSeen record (round trip, every corruption refused). */

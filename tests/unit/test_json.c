@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for volume/json.c.
  *
  * Oracle: python3's json module. A generator (embedded below, run with a fixed seed)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for loader/location.c (systemd HibernateLocation). */
 #include <stdarg.h>
 #include <stdbool.h>

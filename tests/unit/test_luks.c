@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for volume/luks.c with the real cryptsetup as the oracle: containers made at
  * run time by tests/lib/luks-make.sh (luksFormat/luksAddKey on sparse files), the volume key
  * that `luksDump --dump-volume-key` reports must be the one er_luks_unlock derives, for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for volume/lvm.c (LVM2 labels, metadata areas, text metadata, mapping).
  *
  * The oracle is lvm2 itself: tests/lib/mklvm.sh builds physical volumes with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for image/lz4.c, with liblz4 as the oracle.
  *
  * Inputs of many shapes and sizes are compressed with liblz4

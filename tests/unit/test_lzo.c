@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for image/lzo.c, with liblzo2 as the oracle.
  *
  * Inputs of many shapes and sizes are compressed with liblzo2 (lzo1x_1, the

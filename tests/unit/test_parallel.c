@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for the parallel decompression engine (loader/parallel.c) with pthreads
  * as the helper CPUs. Oracles: liblzo2 / liblz4 compress the chunks (32 pages, as the
  * kernel writes them), the original bytes and zlib's crc32 say what must come out.

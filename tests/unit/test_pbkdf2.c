@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for crypto/pbkdf2.c: PBKDF2-HMAC-SHA-1/256/512 against OpenSSL's
  * PKCS5_PBKDF2_HMAC (random passwords incl. longer than a block, salts, iteration counts,
  * output lengths incl. several hash lengths), and the RFC 6070 vectors. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for loader/plan.c: where each page of the image goes, against a fake
  * firmware allocator built from real OVMF memory maps (x64 and ia32, the maps of
  * tests/unit/test_e820.c: `memmap` in the UEFI shell on the e2e machines).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for image/reader.c on synthetic hibernation images.
  *
  * A small image writer (below) lays out a swap device in memory the way the

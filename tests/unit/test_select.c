@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for loader/select.c: which image to resume when several devices, twins
  * (RAID1 members, cloned disks) or a location variable are involved. */
 #include <stdarg.h>

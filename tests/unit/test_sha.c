@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for crypto/sha.c (SHA-1/256/512, HMAC) and crypto/wipe.c, with OpenSSL's
  * EVP_Digest and HMAC as oracles, plus the FIPS 180 examples and RFC 2202/4231 HMAC
  * vectors. SHA-256 runs twice: through the SHA extensions (when this CPU has them) and

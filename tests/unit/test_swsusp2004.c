@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for image/swsusp2004.c, the reader of the firmware-resumable 2004
  * swsusp image (kernel-patch/).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # efiresume end-to-end tests: helpers for the scripts the host sends to the Debian
 # guest (bash; this file + the scenario's commands arrive as fw_cfg opt/efiresume/script).
 # Every line the host checks is "EFIRESUME-TEST: ..." on ttyS0 (the agent's stdout).

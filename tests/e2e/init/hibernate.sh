@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 
 # Boot 1 of a hibernation fixture: appended after prelude.sh to form /init.
 # Puts known state in memory (token, random file, running counter), then

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Common start of the test initramfs (busybox sh as /init).
 export PATH=/bin:/sbin
 mount -t proc proc /proc

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 
 # Checks after resume, sourced by /init (hibernate.sh) in the resumed kernel:
 # its memory is that of boot 1, so $token, $md5, /tmp/random.bin and the

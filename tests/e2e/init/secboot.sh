@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Secure Boot check (tests/e2e/secboot.sh): the kernel started by efiresume under Secure
 # Boot reports lockdown, and whether efiresume's key variable is visible (it must not be:
 # it has no RUNTIME_ACCESS), then powers off.

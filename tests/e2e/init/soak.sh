@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 
 # Soak: appended after prelude.sh to form /init (tests/e2e/soak.sh builds it).
 # One system that lives through N hibernate/resume cycles, writing the ext4 data
