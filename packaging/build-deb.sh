@@ -66,7 +66,8 @@ gzip -9n "$stage/usr/share/doc/efiresume/changelog"
 # libc version: the newest GLIBC_x.y symbol version swsusp-inspect needs
 glibc=$(objdump -T "$stage/usr/sbin/swsusp-inspect" | sed -n 's/.*GLIBC_\([0-9.]*\).*/\1/p' | sort -V | tail -n 1)
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
-sed -e "s/@VERSION@/$version/" -e "s/@SIZE@/$size/" -e "s/@LIBC@/libc6 (>= ${glibc:-2.34})/" \
+# (control.in's comment lines, its licence line among them, are not for dpkg-deb)
+sed -e '/^#/d' -e "s/@VERSION@/$version/" -e "s/@SIZE@/$size/" -e "s/@LIBC@/libc6 (>= ${glibc:-2.34})/" \
 	"$P/control.in" >"$stage/DEBIAN/control"
 for s in postinst prerm postrm; do
 	install -m 0755 "$P/$s" "$stage/DEBIAN/$s"
