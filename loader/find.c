@@ -11,6 +11,7 @@
 #include "loader/location.h"
 #include "loader/select.h"
 #include "loader/volumes.h"
+#include "image/fmt.h"
 
 /* systemd's vendor GUID, under which it stores HibernateLocation */
 static const EFI_GUID systemd_guid = { 0x8cf2644b, 0x4b0b, 0x428f, { 0x93, 0x87, 0x6d, 0x87, 0x60, 0x50, 0xdc, 0x67 } };
@@ -58,6 +59,18 @@ void er_hint_read(struct er_hint *h)
 	}
 	h->name = loc_name = L"HibernateLocation";
 	h->have = read_location(L"HibernateLocation", &systemd_guid, ER_LOC_UTF16LE, &h->loc, &theirs);
+}
+
+/* Is "LV <vg/lv>" among the devices (loader/lvdev.c names them so)? */
+static BOOLEAN lv_mapped(const struct er_blockdev *devs, UINTN ndevs, const char *lv)
+{
+	char want[sizeof(devs->id)];   /* named as lvdev.c names it, cut where it cuts */
+	er_snprintf(want, sizeof(want), "LV %s", lv);
+	UINTN n = er_strnlen(want, sizeof(want));
+	for (UINTN i = 0; i < ndevs; i++)
+		if (er_strnlen(devs[i].id, sizeof(devs[i].id)) == n && er_memcmp(devs[i].id, want, n) == 0)
+			return TRUE;
+	return FALSE;
 }
 
 static BOOLEAN configured(const struct er_config *cfg)
@@ -204,6 +217,11 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 		break;
 	case ER_SEL_HINT_MISSING:
 		log_warn(L"the swap area %s names is not visible to the firmware; not taking another image\n", loc_name);
+		if (hl->lv[0])   /* the sleep hook's "lv": say which layer is missing */
+			log_warn(L"%s says the swap is on LV %a: %a\n", loc_name, hl->lv,
+				 lv_mapped(devs, ndevs, hl->lv) ? "that LV is mapped but holds no swap area with that UUID"
+								: "no such LV was assembled (its volume group, or the container "
+								  "holding it, is missing or still locked)");
 		break;
 	case ER_SEL_HINT_EXCLUDED:
 		log_warn(L"the swap area %s names holds an image the resume configuration excludes; not taking another "

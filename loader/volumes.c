@@ -66,9 +66,8 @@ struct er_blockdev *er_vol_new_dev(struct state *s)
 void er_vol_probe(struct state *s, UINTN i)
 {
 	struct er_blockdev *d = &s->list[i];
-	UINTN n = d->size < ER_PAGE_SIZE ? (UINTN)d->size : ER_PAGE_SIZE;
-	n -= n % d->block_size;
-	if (n < ER_LVM_LABEL_BYTES || EFI_ERROR(er_blockdev_probe(d, 0, s->head, n)))
+	UINTN n;
+	if (EFI_ERROR(er_blockdev_probe_head(d, s->head, ER_PAGE_SIZE, ER_LVM_LABEL_BYTES, &n)))
 		return;
 	BOOLEAN luks = er_luks_probe(s->head, n) != 0;
 	if (!luks) {
@@ -128,9 +127,8 @@ static BOOLEAN hint_visible(struct state *s, UINTN n)
 		return FALSE;
 	for (UINTN i = 0; i < n && !found; i++) {
 		struct er_blockdev *d = &s->list[i];
-		UINTN len = d->size < need ? (UINTN)d->size : need;
-		len -= len % d->block_size;
-		if (len < 2048 || EFI_ERROR(er_blockdev_probe(d, 0, buf, len)))
+		UINTN len;
+		if (EFI_ERROR(er_blockdev_probe_head(d, buf, need, 2048, &len)))
 			continue;
 		if (h->offset)
 			found = er_fs_uuid(buf, len, u) && er_memcmp(u, h->uuid, 16) == 0;
