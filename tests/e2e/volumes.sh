@@ -25,12 +25,12 @@
 # Passphrases are typed over the serial console (a pipe chardev) once the prompt shows.
 set -euo pipefail
 . "$(dirname "$0")/../lib/fixture.sh"
-case=${1:?usage: volumes.sh lvm|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc|luks-named|luks-2cpu}
+case=${1:?usage: volumes.sh lvm|lvm-many|luks-many|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc|luks-named|luks-2cpu}
 arch=x64 kpkg=linux-image-cloud-amd64
 T0=$(date +%s.%N)
 case $case in
-lvm) name=x64-6.1-lvm; make_fixture $name $arch $kpkg -- efiresume_lvm ;;
-luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc|luks-2cpu)
+lvm|lvm-many) name=x64-6.1-lvm; make_fixture $name $arch $kpkg -- efiresume_lvm ;;
+luks|luks-many|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc|luks-2cpu)
 	name=x64-6.1-luks; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_hibloc ;;
 # EfiresumeLocation as efiresume's sleep hook writes it (naming the container and the LV)
 luks-named) name=x64-6.1-luks-erloc; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_erloc ;;
@@ -141,6 +141,31 @@ expect "$fx/serial.log" '^EFIRESUME-TEST: swap on LV vg0/swap_1 ' "the guest swa
 expect "$fx/serial.log" '^EFIRESUME-TEST: hibernating$' "the fallback kernel hibernated" || ok=1
 echo "  LV vg0/swap_1 at byte $(fixture_fact "$fx" lv_offset) of $([ -n "$uuid" ] && echo "the LUKS payload (luks-$uuid, data at $(fixture_fact "$fx" luks_offset), $(fixture_fact "$fx" luks_sector)-byte sectors)" || echo "partition 2") (pe_start $(fixture_fact "$fx" pe_start), first PE $(fixture_fact "$fx" lv_pe))"
 
+# many_vgs IMG N: a second disk, GPT with N partitions of 8 MiB, each a PV of its own VG
+# vgI holding one LV lvI (4 MiB), made by the host's lvm2 on loop devices bound to each
+# partition (activation off: no device-mapper needed, nothing activated)
+many_vgs() {
+	local img=$1 n=$2 i start size l f cfg rc args=()
+	export LVM_SUPPRESS_FD_WARNINGS=1
+	rm -f "$img"
+	truncate -s $((n * 8 + 2))M "$img"
+	for ((i = 1; i <= n; i++)); do args+=(-n "$i:0:+8M" -t "$i:8e00"); done
+	sgdisk -o "${args[@]}" "$img" >/dev/null 2>&1 || { echo "  sgdisk failed on $img"; return 1; }
+	for ((i = 1; i <= n; i++)); do
+		start=$(sgdisk -i "$i" "$img" | sed -n 's/^First sector: \([0-9]*\).*/\1/p')
+		size=$(sgdisk -i "$i" "$img" | sed -n 's/^Partition size: \([0-9]*\) sectors.*/\1/p')
+		[ -n "$start" ] && [ -n "$size" ] || { echo "  no partition $i in $img"; return 1; }
+		l=$(losetup -f --show -o $((start * 512)) --sizelimit $((size * 512)) "$img") || return 1
+		f="\"a|^$l\$|\",\"r|.*|\""
+		cfg="devices{obtain_device_list_from_udev=0 use_devicesfile=0 hints=\"none\" filter=[$f] global_filter=[$f]} activation{udev_sync=0 udev_rules=0} global{activation=0} backup{backup=0 archive=0}"
+		{ pvcreate -qq --config "$cfg" "$l" && vgcreate -qq --config "$cfg" "vg$i" "$l" &&
+		  lvcreate -qq --config "$cfg" -an -Zn -L 4M -n "lv$i" "vg$i"; } 2>"$d/lvm.err"
+		rc=$?
+		losetup -d "$l"
+		[ $rc = 0 ] || { echo "  lvm2 failed on partition $i:"; sed 's/^/    /' "$d/lvm.err"; return 1; }
+	done
+}
+
 find_lv='efiresume: swap LV vg0/swap_1: hibernation image'
 prompt_re="efiresume: passphrase for luks-$uuid on .* \\(try 1 of 3, Esc: skip\\)"
 T2=$(date +%s.%N)
@@ -160,6 +185,50 @@ lvm)
 	boot "$d/boot3.log" 180 || ok=1
 	expect "$d/boot3.log" 'efiresume: swap LV vg0/swap_1: (no image|no swap signature)' "efiresume finds no image on the LV" || ok=1
 	expect "$d/boot3.log" '^EFIRESUME-TEST: probe: normal boot' "normal boot" || ok=1
+	;;
+lvm-many)
+	# 20 more VGs on a second disk: more than the 8 volume groups one assembly takes; the
+	# disk holding the image comes first, so vg0 and 7 others are mapped, the rest ignored
+	# with a line each, and the image resumes
+	many_vgs "$d/many.img" 20 || ok=1
+	echo "  a second disk: 20 partitions, each a PV of its own VG (vg1..vg20, one LV each)"
+	qargs="$qargs -drive file=$d/many.img,if=virtio,format=raw"
+	head=$(part_md5 "$(fixture_fact "$fx" pe_start)")
+	many_md5=$(md5sum < "$d/many.img")
+	echo "boot 2 (resume):"
+	boot "$d/boot2.log" 300 || ok=1
+	log=$d/boot2.log
+	expect "$log" 'efiresume: 8 mapped device\(s\)' "8 LVs mapped (vg0/swap_1 and 7 of vg1..vg20)" || ok=1
+	n=$(grep -ac 'more than 8 volume groups: ignored' "$log.txt")
+	if [ "$n" = 13 ]; then echo "  ok: 13 VGs ignored, one line each"; else echo "  WRONG: $n lines 'more than 8 volume groups: ignored' (want 13)"; ok=1; fi
+	expect_not "$log" 'not mapped|LVM label:' "no LV refused" || ok=1
+	expect "$log" "$find_lv" "swap on LV vg0/swap_1 found with an image" || ok=1
+	resumed_checks "$log"
+	host_sig SWAPSPACE2
+	same "$head" "$(part_md5 "$(fixture_fact "$fx" pe_start)")" "PV label and metadata (partition 2 up to pe_start)"
+	same "$many_md5" "$(md5sum < "$d/many.img")" "the second disk (20 PVs)"
+	;;
+luks-many)
+	# 7 VGs on a second disk besides vg0 inside the container: every assembly has 7 or 8 VGs
+	# (the one before asking, the one after the unlock, the final one): 23 VGs assembled,
+	# more than the 16 the loader once kept before freeing VGs its LV devices still used
+	# (issue 15 defect 1)
+	many_vgs "$d/many.img" 7 || ok=1
+	echo "  a second disk: 7 partitions, each a PV of its own VG (vg1..vg7, one LV each)"
+	qargs="$qargs -drive file=$d/many.img,if=virtio,format=raw"
+	head=$(part_md5 "$(fixture_fact "$fx" luks_offset)")
+	many_md5=$(md5sum < "$d/many.img")
+	echo "boot 2 (the passphrase; resume):"
+	boot "$d/boot2.log" 300 "$pass" || ok=1
+	log=$d/boot2.log
+	expect "$log" "efiresume: luks-$uuid: unlocked" "unlocked" || ok=1
+	expect "$log" 'efiresume: 9 mapped device\(s\)' "9 mapped devices (the container; vg0/swap_1 in it, lv1..lv7 of vg1..vg7)" || ok=1
+	expect_not "$log" 'not mapped|LVM label:|more than [0-9]+ ' "no VG or LV refused" || ok=1
+	expect "$log" "$find_lv.* \\(HibernateLocation\\)" "swap on LV vg0/swap_1 inside the container found with an image" || ok=1
+	resumed_checks "$log"
+	host_sig SWAPSPACE2
+	same "$head" "$(part_md5 "$(fixture_fact "$fx" luks_offset)")" "LUKS2 header and keyslots"
+	same "$many_md5" "$(md5sum < "$d/many.img")" "the second disk (7 PVs)"
 	;;
 luks)
 	head=$(part_md5 "$(fixture_fact "$fx" luks_offset)")

@@ -279,7 +279,7 @@ expect_not() {
 
 # A scratch directory for one test under the cache; kept after the run for inspection.
 scratch() {
-	local d="$CACHE/run/$1"
+	local d="${EFIRESUME_RUN:-$CACHE/run}/$1"   # EFIRESUME_RUN: another place for scratch runs
 	rm -rf "$d"
 	mkdir -p "$d"
 	echo "$d"
