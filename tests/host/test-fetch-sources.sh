@@ -85,5 +85,16 @@ fi
 ! grep -n 'deb\.debian\.org\|http://\|https://' "$FETCH" >"$W/addr" && ok "fetch.sh holds no archive address" ||
 	fail "fetch.sh holds an address: $(cat "$W/addr")"
 
+# a backports cache whose lists hold apt's auxfiles/ and partial/ but no package index (as
+# left when the archive changed and its lists were dropped): the index is fetched again
+# (it was not: every backports kernel then "cannot fetch", seen in a clean-clone run)
+etc
+echo "deb http://mirror.local/debian bookworm main" >"$E/sources.list"
+C=$W/cache; mkdir -p "$C/apt-backports/lists/auxfiles" "$C/apt-backports/lists/partial" "$W/bin"
+EFIRESUME_APT_ETC=$E "$FETCH" --backports-source >"$C/apt-backports/sources.list" 2>/dev/null
+printf '#!/bin/sh\necho "$*" >>"%s/apt.log"\nexit 1\n' "$W" >"$W/bin/apt-get"; chmod +x "$W/bin/apt-get"
+PATH=$W/bin:$PATH EFIRESUME_CACHE=$C EFIRESUME_APT_ETC=$E "$FETCH" linux-image-cloud-amd64 backports >/dev/null 2>&1
+check "lists without a package index: apt-get update runs" "$(grep -c ' update' "$W/apt.log" 2>/dev/null || echo 0)" 1
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -101,7 +101,8 @@ if [ "$suite" = backports ]; then
 	fi
 	aptopts=(-o Dir::Etc::SourceList="$bp/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		 -o Dir::State::Lists="$bp/lists" -o Dir::Cache::Archives="$bp/archives")
-	if [ -z "$(ls "$bp/lists" 2>/dev/null | grep -v partial)" ]; then
+	# no package index yet (apt keeps auxfiles/ and partial/ there even without one)
+	if ! compgen -G "$bp/lists/*_Packages*" >/dev/null; then
 		apt-get "${aptopts[@]}" update -q >&2
 	fi
 fi
