@@ -25,7 +25,7 @@
 # Passphrases are typed over the serial console (a pipe chardev) once the prompt shows.
 set -euo pipefail
 . "$(dirname "$0")/../lib/fixture.sh"
-case=${1:?usage: volumes.sh lvm|lvm-many|luks-many|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc|luks-named|luks-2cpu}
+case=${1:?usage: volumes.sh lvm|lvm-many|luks-many|luks-twins|luks|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc|luks-named|luks-2cpu}
 arch=x64 kpkg=linux-image-cloud-amd64
 T0=$(date +%s.%N)
 case $case in
@@ -33,7 +33,7 @@ lvm|lvm-many) name=x64-6.1-lvm; make_fixture $name $arch $kpkg -- efiresume_lvm 
 luks|luks-many|luks-3wrong|luks-cipher|luks-tpm2|luks-nohint|luks-esc|luks-2cpu)
 	name=x64-6.1-luks; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_hibloc ;;
 # EfiresumeLocation as efiresume's sleep hook writes it (naming the container and the LV)
-luks-named) name=x64-6.1-luks-erloc; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_erloc ;;
+luks-named|luks-twins) name=x64-6.1-luks-erloc; make_fixture $name $arch $kpkg -- efiresume_luks efiresume_erloc ;;
 *) die "unknown case $case" ;;
 esac
 T1=$(date +%s.%N)
@@ -324,6 +324,29 @@ luks-esc)
 	expect_not "$log" 'handing off|swap signature (reset|restored)' "nothing committed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot program started" || ok=1
 	same "$before" "$(part_md5)" "partition 2 (byte for byte)"
+	;;
+luks-twins)
+	# the container on a second disk too, byte for byte (what the firmware sees of an md
+	# RAID1 with metadata 0.90/1.0): one LUKS UUID on two devices. Resuming from one member
+	# and resetting the signature there leaves the other with the image (issue 15 defect 3):
+	# both are unlocked with the one passphrase, and then the same image on two devices is
+	# refused, both kept; the normal boot program starts
+	vol_part "$d/disk.img" "$d/twin.img"
+	qargs="$qargs -drive file=$d/twin.img,if=virtio,format=raw"
+	probe_conf
+	p2=$(part_md5) twin=$(md5sum < "$d/twin.img")
+	echo "boot 2 (two members of one container; one passphrase):"
+	boot "$d/boot2.log" 300 "$pass" || ok=1
+	log=$d/boot2.log
+	expect "$log" "efiresume: luks-$uuid on .*: the same container as on " "the second member seen as the same container" || ok=1
+	expect "$log" "efiresume: luks-$uuid: unlocked" "unlocked" || ok=1
+	n=$(grep -ac "passphrase for luks-$uuid" "$log.txt")
+	if [ "$n" = 1 ]; then echo "  ok: asked once for both members"; else echo "  WRONG: asked $n times"; ok=1; fi
+	expect_not "$log" 'resetting the swap signature' "nothing committed" || ok=1
+	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot" || ok=1
+	same "$p2" "$(part_md5)" "member 1 (partition 2, all of it)"
+	same "$twin" "$(md5sum < "$d/twin.img")" "member 2 (the second disk, all of it)"
+	no_echo "$log.txt" || ok=1
 	;;
 luks-named)
 	# the configuration names the LV too, in /dev/mapper form (resume LV=)
