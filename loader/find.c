@@ -144,8 +144,10 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 		}
 		log_info(L"%a: %a filesystem named by %s\n", d->id, fs, loc_name);
 		try_swap_file(d, hl->offset, loc_name, buf, image);
-		if (image->dev)
+		if (image->dev) {
 			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
+			image->named = TRUE;
+		}
 	}
 	if (matched == 0)
 		log_info(L"no filesystem the firmware can read has the UUID %s names%a; not taking another image\n",
@@ -237,8 +239,10 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 	if (sel.index >= 0) {
 		image->dev = &devs[dev_of[sel.index]];
 		image->kind = cand[sel.index].kind;
-		if (sel.why == ER_SEL_HINT)
+		if (sel.why == ER_SEL_HINT) {
 			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
+			image->named = TRUE;
+		}
 	} else if (configured(cfg) && sel.why == ER_SEL_NONE) {
 		log_info(L"no image on the configured resume device\n");
 	}
@@ -300,6 +304,29 @@ EFI_STATUS er_find_image(const struct er_config *cfg, const struct er_hint *hint
 out:
 	er_free_pages(page, 1);
 	return err;
+}
+
+BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size)
+{
+	*saved = NULL;
+	*size = 0;
+	if (sd->our_location || !sd->named)
+		return FALSE;
+	if (EFI_ERROR(er_get_variable(L"HibernateLocation", &systemd_guid, ER_LOCATION_MAX, (void **)saved, size)))
+		return FALSE;
+	if (EFI_ERROR(er_set_variable(L"HibernateLocation", &systemd_guid, ER_VAR_NV_BS_RT, NULL, 0))) {
+		er_free(*saved);
+		*saved = NULL;
+		return FALSE;
+	}
+	log_info(L"HibernateLocation deleted (it named this image; systemd-hibernate-resume does the same)\n");
+	return TRUE;
+}
+
+void er_hibloc_put_back(char *saved, UINTN size)
+{
+	er_set_variable(L"HibernateLocation", &systemd_guid, ER_VAR_NV_BS_RT, saved, size);
+	er_free(saved);
 }
 
 void er_location_done(const struct er_swapdev *sd)

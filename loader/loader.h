@@ -15,6 +15,7 @@ struct er_swapdev {
 	UINT64 header_page;     /* the swap header: page 0, or a swap file's resume_offset */
 	BOOLEAN our_location;   /* EfiresumeLocation is set: deleted once it has served */
 	BOOLEAN stale_location; /* the location variable names a place without an image */
+	BOOLEAN named;          /* the location variable names this image */
 	char kernel[65];        /* kernelVersion from the location variable naming it, or "" */
 };
 
@@ -64,6 +65,11 @@ void er_stale_forget(void);
 
 /* loader/find.c: deletes EfiresumeLocation (it has served, or it is stale). */
 void er_location_done(const struct er_swapdev *sd);
+/* systemd's HibernateLocation named the image about to be resumed: deleted now (as
+ * systemd-hibernate-resume deletes it before the kernel resumes), the bytes kept in *saved
+ * to be put back by er_hibloc_put_back if the commit does not happen. FALSE: nothing done. */
+BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size);
+void er_hibloc_put_back(char *saved, UINTN size);
 
 /* loader/resume.c: put orig_sig back without resuming (the user chose to discard). */
 EFI_STATUS er_discard(const struct er_swapdev *sd);

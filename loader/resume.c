@@ -596,6 +596,9 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 	UINTN loc_size = 0, seen_size = 0;
 	if (sd->our_location && !EFI_ERROR(er_get_variable(ER_LOCATION_VAR, &er_vendor_guid, 4096, (void **)&loc, &loc_size)))
 		er_location_done(sd);
+	char *hibloc = NULL;
+	UINTN hibloc_size = 0;
+	er_hibloc_take(sd, &hibloc, &hibloc_size);
 	if (!EFI_ERROR(er_get_variable(ER_SEEN_VAR, &er_vendor_guid, 4096, (void **)&seen, &seen_size)))
 		er_stale_forget();
 
@@ -620,6 +623,8 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 		er_set_variable(ER_LOCATION_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, loc, loc_size);
 		er_free(loc);
 	}
+	if (hibloc)
+		er_hibloc_put_back(hibloc, hibloc_size);
 	if (seen) {
 		er_set_variable(ER_SEEN_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, seen, seen_size);
 		er_free(seen);

@@ -94,6 +94,11 @@ if [[ " $(fixture_fact "$fx" args) " == *" efiresume_hibloc "* ]] && [ -z "$loc"
 	echo "  MISSING: boot 1 did not write HibernateLocation"; ok=1
 fi
 kver=$(fixture_fact "$fx" uname | cut -d' ' -f1)
+if [ -n "$loc" ] && [ "${SWAPFILE_VIA:-}" != conf ]; then
+	# as systemd-hibernate-resume does before the kernel's own resume: the variable has served
+	# (with SWAPFILE_VIA=conf the configuration found the image: the variable is left alone)
+	expect "$log" 'efiresume: HibernateLocation deleted \(it named this image' "HibernateLocation deleted at the commit" || ok=1
+fi
 if [ -n "$loc" ] && [ "$SWAP_PAGE" = 0 ]; then
 	expect "$log" "efiresume: HibernateLocation: swap UUID $loc, kernel $kver" "HibernateLocation read" || ok=1
 	expect "$log" "efiresume: $area hibernation image signature found \(HibernateLocation\)" "the swap it names chosen" || ok=1
@@ -119,8 +124,14 @@ run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot3.log" 180 $qargs || rc=$?
 if [ "$SWAP_PAGE" = 0 ]; then
 	expect "$d/boot3.log" "efiresume: $area no image" "efiresume found no image" || ok=1
 else
-	# the HibernateLocation variable is still there (systemd removes it after a resume)
-	expect "$d/boot3.log" "efiresume: swap file at page $SWAP_PAGE of $id \(HibernateLocation\): no image" "efiresume found no image" || ok=1
+	if [ "${SWAPFILE_VIA:-}" = conf ]; then
+		# the configuration found the image; the variable that also names the file is left
+		# to systemd-hibernate-clear
+		expect "$d/boot3.log" "efiresume: swap file at page $SWAP_PAGE of $id \(HibernateLocation\): no image" "efiresume found no image" || ok=1
+	else
+		# HibernateLocation was deleted at the resume: nothing names the file any more
+		expect_not "$d/boot3.log" 'efiresume: HibernateLocation: ' "no HibernateLocation left" || ok=1
+	fi
 fi
 expect "$d/boot3.log" '^EFIRESUME-TEST: booted' "fallback kernel started" || ok=1
 expect "$d/boot3.log" '^EFIRESUME-TEST: kernel resume: no image' "the kernel finds no image either" || ok=1
