@@ -166,6 +166,14 @@ many_vgs() {
 	done
 }
 
+# second_disk N: many_vgs with N VGs as a second disk of the next boots; its md5 in many_md5
+second_disk() {
+	many_vgs "$d/many.img" "$1" || ok=1
+	echo "  a second disk: $1 partitions, each a PV of its own VG (vg1..vg$1, one LV each)"
+	qargs="$qargs -drive file=$d/many.img,if=virtio,format=raw"
+	many_md5=$(md5sum < "$d/many.img")
+}
+
 find_lv='efiresume: swap LV vg0/swap_1: hibernation image'
 prompt_re="efiresume: passphrase for luks-$uuid on .* \\(try 1 of 3, Esc: skip\\)"
 T2=$(date +%s.%N)
@@ -190,11 +198,8 @@ lvm-many)
 	# 20 more VGs on a second disk: more than the 8 volume groups one assembly takes; the
 	# disk holding the image comes first, so vg0 and 7 others are mapped, the rest ignored
 	# with a line each, and the image resumes
-	many_vgs "$d/many.img" 20 || ok=1
-	echo "  a second disk: 20 partitions, each a PV of its own VG (vg1..vg20, one LV each)"
-	qargs="$qargs -drive file=$d/many.img,if=virtio,format=raw"
+	second_disk 20
 	head=$(part_md5 "$(fixture_fact "$fx" pe_start)")
-	many_md5=$(md5sum < "$d/many.img")
 	echo "boot 2 (resume):"
 	boot "$d/boot2.log" 300 || ok=1
 	log=$d/boot2.log
@@ -213,11 +218,8 @@ luks-many)
 	# (the one before asking, the one after the unlock, the final one): 23 VGs assembled,
 	# more than the 16 the loader once kept before freeing VGs its LV devices still used
 	# (issue 15 defect 1)
-	many_vgs "$d/many.img" 7 || ok=1
-	echo "  a second disk: 7 partitions, each a PV of its own VG (vg1..vg7, one LV each)"
-	qargs="$qargs -drive file=$d/many.img,if=virtio,format=raw"
+	second_disk 7
 	head=$(part_md5 "$(fixture_fact "$fx" luks_offset)")
-	many_md5=$(md5sum < "$d/many.img")
 	echo "boot 2 (the passphrase; resume):"
 	boot "$d/boot2.log" 300 "$pass" || ok=1
 	log=$d/boot2.log
