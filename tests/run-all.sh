@@ -49,7 +49,7 @@ passed=0 failed=0 failures=()
 declare -A pid_of
 run_case() {
 	local name=$1 cmd=$2 log="$logdir/${1//\//_}.log" t0=$SECONDS
-	bash -c "$cmd" > "$log" 2>&1
+	EFIRESUME_CASE=$name bash -c "$cmd" > "$log" 2>&1
 	local rc=$?
 	echo "$rc $((SECONDS - t0))" > "$log.rc"
 }

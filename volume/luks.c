@@ -320,7 +320,7 @@ static bool l2_secondary_at(const struct er_luks_dev *dev, uint64_t off)
 
 unsigned er_luks_probe_dev(const struct er_luks_dev *dev)
 {
-	uint8_t b[16];
+	uint8_t b[8];                   /* magic and version: all er_luks_probe reads */
 
 	if (!dev || !dev->read || dev->size < sizeof(b) || !dev_read(dev, 0, sizeof(b), b))
 		return 0;

@@ -278,8 +278,13 @@ expect_not() {
 }
 
 # A scratch directory for one test under the cache; kept after the run for inspection.
+# Under tests/run-all.sh the case's name is part of it (EFIRESUME_CASE): two cases that
+# run one script with one fixture (resume-x64-swapfile and -swapfile-conf) run side by
+# side and must not remove each other's disks.
 scratch() {
-	local d="${EFIRESUME_RUN:-$CACHE/run}/$1"   # EFIRESUME_RUN: another place for scratch runs
+	local n=$1
+	[ -z "${EFIRESUME_CASE:-}" ] || n="$1@${EFIRESUME_CASE//\//_}"
+	local d="${EFIRESUME_RUN:-$CACHE/run}/$n"   # EFIRESUME_RUN: another place for scratch runs
 	rm -rf "$d"
 	mkdir -p "$d"
 	echo "$d"

@@ -1166,6 +1166,17 @@ static void test_probe_dev(void **state)
 	path_of(p, sizeof(p), "plain", "");
 	assert_int_equal(probe_path(p), 0);
 
+	/* a device shorter than 16 bytes with a LUKS2 magic and version: probe_dev says what
+	 * er_luks_probe says of the same bytes (found by fuzz_luks in CI: it said 0, probe 2) */
+	static const uint8_t tiny[13] = { 'L', 'U', 'K', 'S', 0xba, 0xbe, 0, 2, 4 };
+	snprintf(p, sizeof(p), "%s/probe-tiny", dir);
+	FILE *f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(tiny, 1, sizeof(tiny), f), sizeof(tiny));
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(er_luks_probe(tiny, sizeof(tiny)), 2);
+	assert_int_equal(probe_path(p), 2);
+
 	static const struct { const char *fx, *pw; unsigned hs; } w[] = {
 		{ "l2-base", "p1", 16384 }, { "l2-meta64", "eleven", 65536 }, { "l2-a2id", "eight", 16384 },
 	};
