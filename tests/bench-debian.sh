@@ -16,8 +16,15 @@
 #   system's user space does; every run also checks that the token in tmpfs is the one
 #   from before the hibernation (the same system came back, not a fresh boot).
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
+#   BENCH_DEBIAN=13: the same on the Debian 13 system (tests/lib/debian13.sh: systemd 257,
+#   Debian's 6.12 kernel, built and cached by the first run that needs it).
 set -euo pipefail
-. "$(dirname "$0")/lib/debian.sh"
+REL=${BENCH_DEBIAN:-12}
+case $REL in
+12) . "$(dirname "$0")/lib/debian.sh" ;;
+13) . "$(dirname "$0")/lib/debian13.sh" ;;
+*) echo "BENCH_DEBIAN=$REL: 12 or 13" >&2; exit 2 ;;
+esac
 RUNS=${RUNS:-${BENCH_RUNS:-3}}
 TMO=${BENCH_DEBIAN_TIMEOUT:-600}
 
@@ -147,9 +154,9 @@ timed_boot() {
 	rm -f "$r/disk.raw"
 }
 
-d=$(scratch bench-debian)
+d=$(scratch "bench-debian$([ "$REL" = 12 ] || echo "$REL")")
 : > "$d/efiresume.times"; : > "$d/kernel.times"; : > "$d/efiresume.phases"; : > "$d/kernel.phases"
-echo "== Debian 12 ($(fixture_fact "$DEB_DIR" kernel), ${DEB_MEM} MiB, TCG, 1 vCPU): resume time, $RUNS runs each"
+echo "== Debian $REL ($(fixture_fact "$DEB_DIR" kernel), ${DEB_MEM} MiB, TCG, 1 vCPU): resume time, $RUNS runs each"
 wrote() { sed -nE 's/.*PM: hibernation: Wrote ([0-9]+ kbytes).*/\1/p' "$TPL/$1/hibernate.log.txt" | head -1; }
 echo "   efiresume: $(basename "$deb"); images: $(wrote efiresume) (efiresume template), $(wrote kernel) (kernel template), LZO"
 echo "   load on this host before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores; other QEMUs make the spans longer and noisier)"

@@ -7,7 +7,7 @@
 #     same body; image/ crypto (AES-XTS, PBKDF2, Argon2id) vs OpenSSL / libargon2.
 #  4. (tests/bench-luks.sh) unlocking a default-shape Argon2id LUKS2 keyslot in firmware
 #     (QEMU) vs cryptsetup on the host.
-#  3. (tests/bench-debian.sh) on a real Debian 12 system: efiresume through BootNext vs
+#  3. (tests/bench-debian.sh) on a real Debian 12 and 13 system: efiresume through BootNext vs
 #     initramfs-tools' resume, same system, same kind of image.
 #  2. resume time, efiresume vs the kernel's own resume path, on copies of the same image
 #     (BENCH_RUNS runs each, default 3), for each of BENCH_ARCHES (default "x64 ia32").
@@ -98,6 +98,9 @@ done
 # 3. the same comparison on a real Debian 12 system (systemd, initramfs-tools, the .deb):
 #    efiresume through BootNext vs initramfs-tools' own resume
 "$TOP/tests/bench-debian.sh"
+# and on the Debian 13 system (systemd 257, Debian's 6.12; built and cached when absent)
+echo
+BENCH_DEBIAN=13 "$TOP/tests/bench-debian.sh"
 
 # 4. unlocking a LUKS2 keyslot with cryptsetup's default Argon2id shape: efiresume in
 #    firmware (1 and 2 vCPUs) vs cryptsetup on the host, same header

@@ -16,6 +16,13 @@
 #                     (a reference of the kernel side) with the key efiresume made: a copy with
 #                     one flipped data byte is refused (tag), the tagged one is resumed under
 #                     Secure Boot and the key rotated; the same image again is refused (key id)
+#   baseline          what the kernel patch changes (issue 17): Debian's unpatched kernel (6.1; its
+#                     Debian signature replaced by the snakeoil db key's) started by efiresume
+#                     under Secure Boot locks down at integrity, /sys/power/disk says [disabled]
+#                     and writing "disk" to /sys/power/state fails with EPERM, nothing written
+#   baseline-control  the same kernel, firmware code and disk with Secure Boot off: it hibernates
+#                     (image on the swap partition), so the refusal above is Secure Boot's doing
+#   baseline-6.12, baseline-6.12-control   the same with Debian 13's 6.12 (bookworm-backports)
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
@@ -25,14 +32,17 @@ d=$(scratch "secboot-$case")
 make -s -C "$TOP" sign KEY="$(sb_key "$d")" CERT="$SB_CERT" >/dev/null 2>&1 ||
 	{ echo "  make sign failed"; exit 1; }
 
-kdir=$(kernel_dir linux-image-cloud-amd64)
+# Debian 12's 6.1, or (a case named *-6.12*) the 6.12 of bookworm-backports, Debian 13's kernel
+kdir=$(kernel_dir linux-image-cloud-amd64 $([[ $case == *-6.12* ]] && echo backports))
 cat "$TOP"/tests/e2e/init/prelude.sh "$TOP"/tests/e2e/init/secboot.sh > "$d/init"
 make_initramfs x64 "$kdir" "$d/init" "$d/initrd.gz"
 marker=m$RANDOM$RANDOM
+try=
+case $case in baseline*) try=" efiresume_try_hibernate=1" ;; esac
 cat > "$d/efiresume.conf" <<CONF
 timeout 0
 fallback \\vmlinuz.efi
-options initrd=\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker
+options initrd=\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker$try
 CONF
 efi=$BUILD/efiresume-x64.signed.efi
 [ "$case" = unsigned ] && efi=$BUILD/efiresume-x64.efi
@@ -51,6 +61,7 @@ mkswap_disk "$d/disk.img" $SWAP_PARTUUID
 [ "$case" = untagged ] && set_swap_sig "$d/disk.img" S1SUSPEND
 before=$(swap_sig "$d/disk.img")
 sb_new_vars "$d/vars.fd"
+[[ $case == baseline*-control ]] && sb_plain_vars "$d/vars.fd"   # the same firmware, Secure Boot off
 
 boot() {   # boot N TIMEOUT
 	local rc=0
@@ -89,6 +100,27 @@ fallback-unsigned)
 	expect "$L" "efiresume: efiresume .* \(x64\) started" "the signed efiresume started" || ok=1
 	expect "$L" 'efiresume: error: Secure Boot: the firmware refused to load .*vmlinuz.efi \(not signed by a key in db, or revoked in dbx\): (Security Violation|Access Denied)' "the unsigned fallback refused with a clear line" || ok=1
 	expect_not "$L" "EFIRESUME-TEST: marker" "the kernel never ran" || ok=1
+	;;
+baseline|baseline-control|baseline-6.12|baseline-6.12-control)
+	# Debian's own (unpatched) kernel, the Debian signature replaced by the test db key's
+	# (the code that decides is the same): under Secure Boot it locks down at integrity and
+	# refuses to hibernate; the control, the same kernel and firmware with Secure Boot off,
+	# hibernates, so the refusal is Secure Boot's doing
+	boot 1 240
+	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "Debian's kernel started by efiresume" || ok=1
+	if [[ $case != *-control ]]; then
+		expect "$L" "EFIRESUME-TEST: secureboot=1 lockdown=.*\[integrity\]" "Secure Boot on, lockdown at integrity (Debian's default)" || ok=1
+		expect "$L" "EFIRESUME-TEST: power-disk=\[\[disabled\]\]" "/sys/power/disk: [disabled]" || ok=1
+		expect "$L" "EFIRESUME-TEST: hibernate: refused \(Operation not permitted\)" "hibernation refused (EPERM)" || ok=1
+		expect_not "$L" "PM: hibernation: (Creating image|Wrote)" "no image made" || ok=1
+		[ "$(swap_sig "$d/disk.img")" != S1SUSPEND ] && echo "  ok: no image on the swap partition" || { echo "  WRONG: an image was written"; ok=1; }
+	else
+		expect "$L" "EFIRESUME-TEST: secureboot=0 lockdown=.*\[none\]" "Secure Boot off, no lockdown" || ok=1
+		expect_not "$L" "EFIRESUME-TEST: power-disk=\[\[disabled\]\]" "/sys/power/disk offers modes" || ok=1
+		expect "$L" "PM: hibernation: Wrote [0-9]+ kbytes" "the same kernel hibernates" || ok=1
+		[ "$(swap_sig "$d/disk.img")" = S1SUSPEND ] && echo "  ok: image on the swap partition (S1SUSPEND)" || { echo "  WRONG: no image written"; ok=1; }
+	fi
+	exit $ok
 	;;
 untagged)
 	boot 1 180

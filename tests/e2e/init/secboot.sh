@@ -13,4 +13,17 @@ mount -t securityfs none /sys/kernel/security 2>/dev/null
 say "secureboot=$sb lockdown=$(cat /sys/kernel/security/lockdown 2>/dev/null || echo unknown)"
 say "efivars readable: $(ls $ev | wc -l) variables"
 say "efiresume variables visible: [$(ls $ev | grep -i '338ebdff-5bf8-4971-8760-45caada2d435' | tr '\n' ' ')]"
+# efiresume_try_hibernate=1: the baseline of an unpatched kernel (secboot.sh baseline*):
+# what /sys/power offers, then a real attempt to hibernate to the swap partition
+if [ "$(arg efiresume_try_hibernate)" = 1 ]; then
+	say "power-disk=[$(cat /sys/power/disk)] power-state=[$(cat /sys/power/state)]"
+	mkswap /dev/vda2 > /dev/null && swapon /dev/vda2 || say "swap: failed"
+	cat /sys/class/block/vda2/dev > /sys/power/resume 2>/dev/null || say "resume device: write refused"
+	echo shutdown > /sys/power/disk 2>/dev/null || say "disk mode: write refused"
+	if err=$(echo disk 2>&1 > /sys/power/state); then
+		say "hibernate: returned"
+	else
+		say "hibernate: refused (${err##*: })"
+	fi
+fi
 poweroff -f
