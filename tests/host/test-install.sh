@@ -25,7 +25,9 @@ passes=0 fails=0
 ok() { echo "ok: $*"; passes=$((passes + 1)); }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 check() { if [ "$2" = "$3" ]; then ok "$1 ($2)"; else fail "$1: got '$2', want '$3'"; fi; }
-has() { if printf '%s\n' "$2" | grep -qF -- "$3"; then ok "$1"; else fail "$1: no '$3' in: $2"; fi; }
+# (a here-string, not a pipe: under pipefail, grep -q quitting at the first match can kill printf
+# with SIGPIPE and turn a match into a failure)
+has() { if grep -qF -- "$3" <<<"$2"; then ok "$1"; else fail "$1: no '$3' in: $2"; fi; }
 finish() { echo "$passes passed, $fails failed"; [ "$fails" = 0 ]; exit $?; }
 
 W=$(mktemp -d /tmp/efiresume-install-test.XXXXXX)
@@ -262,7 +264,7 @@ rmdm() { rm -rf "$M"/sys/devices/virtual/block/dm-* "$M"/sys/class/block/dm-* "$
 # log their arguments), sysfs as the kernel shows it. Oracles: blkid, the loader's own
 # filesystem UUID reader, dmsetup splitname, cryptsetup luksUUID, swsusp-inspect run on the
 # page the offset names.
-lacks() { if printf '%s\n' "$2" | grep -qF -- "$3"; then fail "$1: '$3' in: $2"; else ok "$1"; fi; }
+lacks() { if grep -qF -- "$3" <<<"$2"; then fail "$1: '$3' in: $2"; else ok "$1"; fi; }
 machine 64
 STUB=$M/stub
 mkdir -p "$STUB" "$M/proc/self"
@@ -349,6 +351,17 @@ has "status, HibernateLocation, other offset: does not agree" "$out" "    does n
 lacks "status, HibernateLocation of this kernel: no kernel line" "$out" "written by kernel"
 hibloc '{"uuid":"11111111-2222-4333-8444-555555555555","offset":3000,"kernelVersion":"x"}'
 has "status, HibernateLocation, unknown UUID: does not agree" "$(sst)" "    does not agree: no active swap has UUID 11111111-2222-4333-8444-555555555555"
+# efiresume's own variable (UTF-8, written by the hook) and /sys/power/resume as systemd-sleep
+# writes them at hibernation: both name the swap file above
+printf '\007\000\000\000{"uuid":"%s","offset":3000,"device":"254:3","kernelVersion":"%s"}' "$FSU" "$(uname -r)" >"$V/EfiresumeLocation-$ERG"
+echo 254:3 >"$M/sys/power/resume"; echo 3000 >"$M/sys/power/resume_offset"
+out=$(sst)
+has "status, EfiresumeLocation: shown" "$out" "  EfiresumeLocation (efiresume's sleep hook): {\"uuid\":\"$FSU\",\"offset\":3000,\"device\":\"254:3\",\"kernelVersion\":\"$(uname -r)\"}"
+has "status, EfiresumeLocation naming the swap file: agrees" "$(grep -A1 '^  EfiresumeLocation' <<<"$out")" "    agrees with /swapfile (UUID $FSU, offset 3000)"
+has "status, /sys/power/resume naming the swap file: that swap file, not inspected twice" "$out" "  resume device ($M/sys/power/resume): 254:3, offset 3000: /swapfile, above"
+check "status, swap file named by /sys/power/resume: one verdict line" "$(grep -c '(active swap file)\|(resume device)' <<<"$out")" 1
+rm -f "$V/EfiresumeLocation-$ERG"
+echo 0:0 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
 printf '\007\000\000\000{\000"\000x' >"$HL"
 has "status, HibernateLocation of an odd length: not readable, said" "$(sst)" "HibernateLocation (systemd, decoded): present but not readable: an odd number of bytes for UTF-16LE"
 rm -f "$HL"
@@ -438,9 +451,10 @@ rmdm
 # a Btrfs swap file (Fedora's way): offset from btrfs inspect-internal map-swapfile -r, the
 # filesystem's device from mountinfo's source (its device number is an anonymous 0:N)
 truncate -s 0 "$M/dev/vda3"; truncate -s 128M "$M/dev/vda3"
-mkfs.btrfs -q -f -U 9c8b7a6f-0000-4000-8000-00000000b7f5 "$M/dev/vda3" >/dev/null 2>&1
-BFU=$(blkid -o value -s UUID "$M/dev/vda3")
-check "btrfs: blkid's UUID = the loader's reading" "$BFU" "$("$ORACLE" fsuuid "$M/dev/vda3")"
+# (a random UUID: mkfs.btrfs -U refuses one that blkid's cache remembers from an earlier run)
+mkfs.btrfs -q -f "$M/dev/vda3" >/dev/null 2>&1
+BFU=$(blkid -p -o value -s UUID "$M/dev/vda3")
+check "btrfs: blkid's UUID = the loader's reading" "${#BFU}:$BFU" "36:$("$ORACLE" fsuuid "$M/dev/vda3")"
 cat >"$M/proc/self/mountinfo" <<EOF2
 22 1 0:33 /@ / rw,relatime shared:1 - btrfs $M/dev/vda3 rw,space_cache=v2,subvol=/@
 25 22 0:45 /@swap /swap rw,relatime shared:4 - btrfs $M/dev/vda3 rw,space_cache=v2,subvol=/@swap
