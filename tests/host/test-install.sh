@@ -337,6 +337,9 @@ dd if="$W/sw.img" of="$M/dev/vda3" bs=4096 count=1 seek=3000 conv=notrunc status
 # 1 KiB blocks: block 12000 is page 3000
 echo 1024 >"$STUB/filefrag.bs"; echo 12000 >"$STUB/filefrag.phys"
 has "status, 1 KiB blocks: offset in pages" "$(sst)" "    resume offset: 3000 pages, first extent at block 12000 of 1024 bytes (filefrag -v)"
+echo 12001 >"$STUB/filefrag.phys"
+has "status, a first extent not on a page boundary: no offset" "$(sst)" \
+	"  /swapfile (active swap file): cannot inspect: its resume offset is unknown: filefrag -v puts its first extent at block 12001 of 1024 bytes (not allocated, or not on a page boundary)"
 echo 4096 >"$STUB/filefrag.bs"; echo 3000 >"$STUB/filefrag.phys"
 # HibernateLocation (systemd 254+ writes it at hibernation): decoded; agrees / does not
 hibloc '{"uuid":"'$FSU'","offset":3000,"kernelVersion":"6.12.57+deb13-amd64","osReleaseId":"débian 😀"}'
@@ -472,9 +475,57 @@ check "status, Btrfs swap file: not filefrag" "$(cat "$STUB/filefrag.log")" ""
 has "status, Btrfs swap file: the partition under it (not the anonymous 0:45)" "$out" "    filesystem on $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
 has "status, Btrfs swap file: HibernateLocation agrees" "$out" "    agrees with /swap/swapfile (UUID $BFU, offset 5000)"
 rm -f "$HL"
+# map-swapfile -r of a file with no extent prints 2^52-1 (physical -1): no offset
+echo 4503599627370495 >"$STUB/btrfs.out"
+has "status, Btrfs, a page no device has: no offset" "$(sst)" \
+	"  /swap/swapfile (active swap file): cannot inspect: its resume offset is unknown: btrfs inspect-internal map-swapfile -r gives page 4503599627370495, not inside $M/dev/vda3"
+echo 5000 >"$STUB/btrfs.out"
 # a filesystem efiresume does not read
 sed -i 's/ - btrfs / - f2fs /' "$M/proc/self/mountinfo"
 has "status, swap file on f2fs: efiresume cannot find it there" "$(sst)" "efiresume does not recognise f2fs: it cannot find a swap file there"
+# the real filefrag and btrfs-progs on loop-mounted filesystems (the image is the fake
+# partition vda3): the offset status computes must be the page where mkswap wrote the swap
+# header (the signature read from the partition is the oracle), and swsusp-inspect finds it
+real_swapfile() { # FSTYPE: mkfs vda3, mount it, make /swapfile there; status with no stubs
+	local mnt=$W/mnt fst=$1 page sig
+	umount "$mnt" 2>/dev/null
+	mkdir -p "$mnt"
+	rm -f "$M/dev/vda3"; truncate -s 160M "$M/dev/vda3"
+	if [ "$fst" = btrfs ]; then mkfs.btrfs -q -f "$M/dev/vda3" >/dev/null 2>&1; else mke2fs -q -F -t ext4 -b 4096 "$M/dev/vda3" >/dev/null 2>&1; fi
+	if ! mount -o loop "$M/dev/vda3" "$mnt" 2>/dev/null; then
+		echo "skip: real $fst swap file: cannot loop-mount (no loop device?)"
+		return 0
+	fi
+	MOUNTS=("$mnt" "${MOUNTS[@]}")
+	# something first, so that the swap file does not start at the filesystem's first block
+	head -c 3M /dev/urandom >"$mnt/before"; sync
+	# as the Btrfs documentation makes one by hand: empty, NOCOW, allocated, mkswap
+	touch "$mnt/swapfile" && chmod 600 "$mnt/swapfile"
+	[ "$fst" = btrfs ] && chattr +C "$mnt/swapfile"
+	fallocate -l 8M "$mnt/swapfile" && mkswap "$mnt/swapfile" >/dev/null 2>&1
+	sync
+	check "real $fst swap file: made (8 MiB with a swap signature)" "$(stat -c %s "$mnt/swapfile"):$(blkid -p -o value -s TYPE "$mnt/swapfile")" 8388608:swap
+	printf '22 1 %s / %s rw,relatime shared:1 - %s %s rw\n' "$([ "$fst" = btrfs ] && echo 0:61 || echo 254:3)" "$mnt" "$fst" "$M/dev/vda3" >"$M/proc/self/mountinfo"
+	swaps "$mnt/swapfile" file
+	out=$("$TOOL" status 2>&1)
+	page=$(sed -n 's/^    resume offset: \([0-9]*\) pages, .*/\1/p' <<<"$out")
+	check "real $fst swap file: an offset" "$([ -n "$page" ] && [ "$page" -gt 0 ] && echo yes)" yes
+	[ -n "$page" ] || { umount "$mnt"; MOUNTS=("${MOUNTS[@]:1}"); return 0; }
+	sig=$(dd if="$M/dev/vda3" bs=1 skip=$((page * 4096 + 4086)) count=10 status=none)
+	check "real $fst swap file: mkswap's signature is at that page of the partition" "$sig" SWAPSPACE2
+	check "real $fst swap file: the header there is the file's (its first page)" \
+		"$(dd if="$M/dev/vda3" bs=4096 skip="$page" count=1 status=none | sha256sum)" "$(head -c 4096 "$mnt/swapfile" | sha256sum)"
+	has "real $fst swap file: inspected there" "$out" "  $mnt/swapfile (active swap file): no image"
+	has "real $fst swap file: the filesystem's UUID (blkid's)" "$out" "    in the $fst filesystem UUID $(blkid -p -o value -s UUID "$M/dev/vda3") mounted at $mnt"
+	if [ "$fst" = btrfs ]; then
+		check "real btrfs swap file: the offset is map-swapfile -r's" "$page" "$(btrfs inspect-internal map-swapfile -r "$mnt/swapfile" 2>/dev/null)"
+	else
+		has "real ext4 swap file: from filefrag -v" "$out" "    resume offset: $page pages, first extent at block"
+	fi
+	umount "$mnt"; MOUNTS=("${MOUNTS[@]:1}")
+}
+real_swapfile ext4
+real_swapfile btrfs
 [ "${EFIRESUME_TEST_ONLY:-}" = status ] && finish
 
 # ---------------------------------------------------------------- preconditions: error, no change
