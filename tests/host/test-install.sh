@@ -25,7 +25,9 @@ passes=0 fails=0
 ok() { echo "ok: $*"; passes=$((passes + 1)); }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 check() { if [ "$2" = "$3" ]; then ok "$1 ($2)"; else fail "$1: got '$2', want '$3'"; fi; }
-has() { if printf '%s\n' "$2" | grep -qF -- "$3"; then ok "$1"; else fail "$1: no '$3' in: $2"; fi; }
+# (a here-string, not a pipe: under pipefail, grep -q quitting at the first match can kill printf
+# with SIGPIPE and turn a match into a failure)
+has() { if grep -qF -- "$3" <<<"$2"; then ok "$1"; else fail "$1: no '$3' in: $2"; fi; }
 finish() { echo "$passes passed, $fails failed"; [ "$fails" = 0 ]; exit $?; }
 
 W=$(mktemp -d /tmp/efiresume-install-test.XXXXXX)
@@ -156,7 +158,12 @@ machine() {
 	for p in 1 2 3; do
 		echo "$p" >"$m/sys/devices/virtual/block/vda/vda$p/partition"
 		ln -s "../../devices/virtual/block/vda/vda$p" "$m/sys/class/block/vda$p"
-		printf 'MAJOR=254\nMINOR=%s\nDEVNAME=vda%s\nDEVTYPE=partition\n' "$p" "$p" >"$m/sys/dev/block/254:$p/uevent"
+		printf 'MAJOR=254\nMINOR=%s\nDEVNAME=vda%s\nDEVTYPE=partition\nPARTN=%s\n' "$p" "$p" "$p" >"$m/sys/devices/virtual/block/vda/vda$p/uevent"
+		rmdir "$m/sys/dev/block/254:$p"
+		ln -s "../../devices/virtual/block/vda/vda$p" "$m/sys/dev/block/254:$p"
+		# udev's links (the partition UUIDs of a GPT; blkid -p finds none in these files)
+		mkdir -p "$m/dev/disk/by-partuuid"
+		ln -s "../../vda$p" "$m/dev/disk/by-partuuid/$(printf '0c9f1e4a-3b7d-4e62-9a51-7d1c2b3e4f5%s' "$p")"
 	done
 	echo 254:2 >"$m/sys/power/resume"
 	echo 0 >"$m/sys/power/resume_offset"
@@ -230,6 +237,296 @@ ours() { # Boot#### whose file path is ours, by efibootmgr -v (the oracle for ou
 }
 conf() { "$ORACLE" conf "$ESP/EFI/efiresume/efiresume.conf" | sed -n "s/^$1=//p"; }
 st() { sed -n "s/^$1=//p" "$M/state/state"; }
+
+# mkdm N NAME UUID SLAVE...: device-mapper device dm-N (253:N) as the kernel shows it in
+# sysfs (dm/name, dm/uuid, slaves/, /sys/dev/block, /sys/class/block, /sys/block links),
+# and its "device node" $M/dev/dm-N
+mkdm() {
+	local n=$1 name=$2 uuid=$3 d=$M/sys/devices/virtual/block/dm-$1 sl
+	shift 3
+	mkdir -p "$d/dm" "$d/slaves" "$M/sys/block"
+	echo "$name" >"$d/dm/name"
+	echo "$uuid" >"$d/dm/uuid"
+	printf 'MAJOR=253\nMINOR=%s\nDEVNAME=dm-%s\nDEVTYPE=disk\n' "$n" "$n" >"$d/uevent"
+	for sl; do
+		case $sl in dm-*) ln -s "../../$sl" "$d/slaves/$sl" ;; *) ln -s "../../vda/$sl" "$d/slaves/$sl" ;; esac
+	done
+	ln -s "../../devices/virtual/block/dm-$n" "$M/sys/class/block/dm-$n"
+	ln -s "../devices/virtual/block/dm-$n" "$M/sys/block/dm-$n"
+	ln -s "../../devices/virtual/block/dm-$n" "$M/sys/dev/block/253:$n"
+}
+rmdm() { rm -rf "$M"/sys/devices/virtual/block/dm-* "$M"/sys/class/block/dm-* "$M"/sys/block/dm-* "$M"/sys/dev/block/253:* "$M"/dev/dm-* "$M"/dev/mapper; }
+
+# ---------------------------------------------------------------- status: where each swap lives (issue 16)
+# Every active swap with the device stack under it, a swap file with its filesystem, the
+# stack under that and its resume offset, and the location variables checked against them.
+# Fake /proc/swaps and /proc/self/mountinfo, stub filefrag and btrfs first on PATH (they
+# log their arguments), sysfs as the kernel shows it. Oracles: blkid, the loader's own
+# filesystem UUID reader, dmsetup splitname, cryptsetup luksUUID, swsusp-inspect run on the
+# page the offset names.
+lacks() { if grep -qF -- "$3" <<<"$2"; then fail "$1: '$3' in: $2"; else ok "$1"; fi; }
+machine 64
+STUB=$M/stub
+mkdir -p "$STUB" "$M/proc/self"
+cat >"$STUB/filefrag" <<EOF2
+#!/bin/bash
+echo "\$*" >>"$STUB/filefrag.log"
+[ -e "$STUB/filefrag.err" ] && { cat "$STUB/filefrag.err" >&2; exit 1; }
+f=\${*: -1}
+echo "Filesystem type is: ef53"
+echo "File size of \$f is 8388608 (\$((8388608 / \$(cat "$STUB/filefrag.bs"))) blocks of \$(cat "$STUB/filefrag.bs") bytes)"
+echo " ext:     logical_offset:        physical_offset: length:   expected: flags:"
+printf '   0:        0..    2047:  %9s..     %s:   2048:             last,eof\n' "\$(cat "$STUB/filefrag.phys")" 99999
+echo "\$f: 1 extent found"
+EOF2
+cat >"$STUB/btrfs" <<EOF2
+#!/bin/bash
+echo "\$*" >>"$STUB/btrfs.log"
+[ "\$1 \$2 \$3" = "inspect-internal map-swapfile -r" ] || exit 1
+cat "$STUB/btrfs.out"
+EOF2
+chmod +x "$STUB/filefrag" "$STUB/btrfs"
+echo 4096 >"$STUB/filefrag.bs"; echo 3000 >"$STUB/filefrag.phys"
+sst() { PATH="$STUB:$PATH" "$TOOL" status 2>&1; }
+hibloc() { # JSON: systemd's HibernateLocation as it writes it (UTF-16LE, final NUL, NV|BS|RT)
+	perl -CSA -e 'open my $fh, ">:raw", $ARGV[0] or die; print $fh pack("V", 7), map { pack("v*", unpack("n*", $_)) } (do { my $s = $ARGV[1] . "\0"; require Encode; Encode::encode("UTF-16BE", $s) })' \
+		"$V/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67" "$1"
+}
+HL=$V/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67
+P3=0c9f1e4a-3b7d-4e62-9a51-7d1c2b3e4f53
+FSU=7e2f4a10-aaaa-4bbb-8ccc-dddddddddddd
+swaps() { # LINES (PATH TYPE): /proc/swaps
+	printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' >"$M/proc/swaps"
+	while [ $# -gt 1 ]; do printf '%s\t\t\t\t%s\t\t8188\t\t0\t\t-2\n' "$1" "$2" >>"$M/proc/swaps"; shift 2; done
+}
+# Debian 13 (systemd 257): /swapfile on ext4 on vda3, /sys/power/resume not written until
+# hibernation, no HibernateLocation yet. mountinfo also has /boot/efi and a /sw mount (a
+# prefix of /swapfile that is not a directory over it)
+cat >"$M/proc/self/mountinfo" <<EOF2
+22 1 254:3 / / rw,relatime shared:1 - ext4 $M/dev/vda3 rw,errors=remount-ro
+23 22 254:1 / /boot/efi rw,relatime shared:2 - vfat $M/dev/vda1 rw,fmask=0077
+24 22 0:40 / /sw rw,relatime shared:3 - tmpfs tmpfs rw
+EOF2
+swaps /swapfile file
+echo 0:0 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
+# a swap header at page 3000 of the filesystem, where the stub filefrag puts the file
+truncate -s 4M "$W/sw.img"; mkswap "$W/sw.img" >/dev/null 2>&1
+dd if="$W/sw.img" of="$M/dev/vda3" bs=4096 count=1 seek=3000 conv=notrunc status=none
+out=$(sst); rc=$?
+check "status, Debian 13 swap file: status 0" "$rc" 0
+lacks "status, Debian 13 swap file: not 'none: hibernation needs swap' (the wrong line)" "$out" "none: hibernation needs swap"
+lacks "status, Debian 13 swap file: not the misleading 'inspected through /sys/power/resume'" "$out" "inspected through /sys/power/resume"
+has "status, Debian 13 swap file: inspected at its offset (a swap header there: no image)" "$out" "  /swapfile (active swap file): no image"
+check "status, Debian 13 swap file: the filesystem UUID = blkid's = the loader's reading" \
+	"$(blkid -o value -s UUID "$M/dev/vda3"):$("$ORACLE" fsuuid "$M/dev/vda3")" "$FSU:$FSU"
+has "status, Debian 13 swap file: its filesystem, type, UUID, mount; efiresume reads ext4" "$out" \
+	"    in the ext4 filesystem UUID $FSU mounted at / ($M/dev/vda3); efiresume recognises ext4"
+has "status, Debian 13 swap file: resume offset from filefrag -v" "$out" \
+	"    resume offset: 3000 pages, first extent at block 3000 of 4096 bytes (filefrag -v)"
+check "status, Debian 13 swap file: filefrag -v ran on the file" "$(cat "$STUB/filefrag.log")" "-v /swapfile"
+has "status, Debian 13 swap file: the stack under the filesystem" "$out" "    filesystem on $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
+has "status, Debian 13 swap file: the efiresume.conf equivalent" "$out" "\"resume UUID=$FSU\" and \"resume-offset 3000\" in efiresume.conf"
+has "status, Debian 13 swap file: /sys/power/resume not set, said" "$out" "resume device ($M/sys/power/resume): not set"
+lacks "status, Debian 13 swap file: no HibernateLocation line without the variable" "$out" "HibernateLocation (systemd"
+check "status, not installed: the Installed line (the ESP named once)" "$(printf '%s\n' "$out" | grep '^Installed:')" "Installed:    no (nothing in $ESP/EFI/efiresume)"
+# an image at that page: swsusp-inspect's verdict for exactly that page
+printf 'S1SUSPEND\0' | dd of="$M/dev/vda3" bs=1 seek=$((3000 * 4096 + 4086)) conv=notrunc status=none
+want=$("$TOP/build/swsusp-inspect" --json --resume-offset 3000 "$M/dev/vda3" | sed -n 's/^  "verdict": "\(.*\)"$/\1/p' | sed 's/\\"/"/g')
+has "status, swap file holding an image: swsusp-inspect's verdict at page 3000" "$(sst)" "  /swapfile (active swap file): image found, $want"
+dd if="$W/sw.img" of="$M/dev/vda3" bs=4096 count=1 seek=3000 conv=notrunc status=none
+# 1 KiB blocks: block 12000 is page 3000
+echo 1024 >"$STUB/filefrag.bs"; echo 12000 >"$STUB/filefrag.phys"
+has "status, 1 KiB blocks: offset in pages" "$(sst)" "    resume offset: 3000 pages, first extent at block 12000 of 1024 bytes (filefrag -v)"
+echo 12001 >"$STUB/filefrag.phys"
+has "status, a first extent not on a page boundary: no offset" "$(sst)" \
+	"  /swapfile (active swap file): cannot inspect: its resume offset is unknown: filefrag -v puts its first extent at block 12001 of 1024 bytes (not allocated, or not on a page boundary)"
+echo 4096 >"$STUB/filefrag.bs"; echo 3000 >"$STUB/filefrag.phys"
+# HibernateLocation (systemd 254+ writes it at hibernation): decoded; agrees / does not
+hibloc '{"uuid":"'$FSU'","offset":3000,"kernelVersion":"6.12.57+deb13-amd64","osReleaseId":"débian 😀"}'
+out=$(sst)
+has "status, HibernateLocation: decoded from UTF-16LE (a surrogate pair too)" "$out" \
+	"  HibernateLocation (systemd, decoded): {\"uuid\":\"$FSU\",\"offset\":3000,\"kernelVersion\":\"6.12.57+deb13-amd64\",\"osReleaseId\":\"débian 😀\"}"
+has "status, HibernateLocation naming the swap file: agrees" "$out" "    agrees with /swapfile (UUID $FSU, offset 3000)"
+has "status, HibernateLocation of another kernel: said" "$out" "    written by kernel 6.12.57+deb13-amd64; this one is $(uname -r)"
+hibloc '{"uuid":"'$FSU'","offset":3001,"kernelVersion":"'"$(uname -r)"'"}'
+out=$(sst)
+has "status, HibernateLocation, other offset: does not agree" "$out" "    does not agree: UUID $FSU is /swapfile at offset 3000, not at offset 3001"
+lacks "status, HibernateLocation of this kernel: no kernel line" "$out" "written by kernel"
+hibloc '{"uuid":"11111111-2222-4333-8444-555555555555","offset":3000,"kernelVersion":"x"}'
+has "status, HibernateLocation, unknown UUID: does not agree" "$(sst)" "    does not agree: no active swap has UUID 11111111-2222-4333-8444-555555555555"
+# efiresume's own variable (UTF-8, written by the hook) and /sys/power/resume as systemd-sleep
+# writes them at hibernation: both name the swap file above
+printf '\007\000\000\000{"uuid":"%s","offset":3000,"device":"254:3","kernelVersion":"%s"}' "$FSU" "$(uname -r)" >"$V/EfiresumeLocation-$ERG"
+echo 254:3 >"$M/sys/power/resume"; echo 3000 >"$M/sys/power/resume_offset"
+out=$(sst)
+has "status, EfiresumeLocation: shown" "$out" "  EfiresumeLocation (efiresume's sleep hook): {\"uuid\":\"$FSU\",\"offset\":3000,\"device\":\"254:3\",\"kernelVersion\":\"$(uname -r)\"}"
+has "status, EfiresumeLocation naming the swap file: agrees" "$(grep -A1 '^  EfiresumeLocation' <<<"$out")" "    agrees with /swapfile (UUID $FSU, offset 3000)"
+has "status, /sys/power/resume naming the swap file: that swap file, not inspected twice" "$out" "  resume device ($M/sys/power/resume): 254:3, offset 3000: /swapfile, above"
+check "status, swap file named by /sys/power/resume: one verdict line" "$(grep -c '(active swap file)\|(resume device)' <<<"$out")" 1
+rm -f "$V/EfiresumeLocation-$ERG"
+echo 0:0 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
+printf '\007\000\000\000{\000"\000x' >"$HL"
+has "status, HibernateLocation of an odd length: not readable, said" "$(sst)" "HibernateLocation (systemd, decoded): present but not readable: an odd number of bytes for UTF-16LE"
+rm -f "$HL"
+# filefrag fails (not root: the swap file is 0600): status goes on
+echo "filefrag: /swapfile: Permission denied" >"$STUB/filefrag.err"
+out=$(sst); rc=$?
+check "status, filefrag fails: status 0" "$rc" 0
+has "status, filefrag fails: the offset is unknown, and why" "$out" \
+	"  /swapfile (active swap file): cannot inspect: its resume offset is unknown: filefrag -v: filefrag: /swapfile: Permission denied"
+has "status, filefrag fails: the filesystem still named" "$out" "    in the ext4 filesystem UUID $FSU mounted at /"
+rm -f "$STUB/filefrag.err"
+# a path with a space (/proc/swaps and mountinfo escape it as \040)
+: >"$STUB/filefrag.log"
+swaps '/swap\040file' file
+has "status, a swap file with a space in its name" "$(sst)" "  /swap file (active swap file): no image"
+check "status, a swap file with a space: filefrag got the real name" "$(cat "$STUB/filefrag.log")" "-v /swap file"
+# no external command at all: PATH without /usr/sbin (blkid, filefrag) and no swsusp-inspect
+swaps "$M/dev/vda2" partition /swapfile file
+mkdir -p "$M/dev/disk/by-uuid" && ln -s ../../vda3 "$M/dev/disk/by-uuid/$FSU"
+out=$(PATH=/usr/bin EFIRESUME_INSPECT=$M/no-inspect "$TOOL" status 2>&1); rc=$?
+check "status, no blkid, filefrag, swsusp-inspect: status 0" "$rc" 0
+has "status, no filefrag: said" "$out" "  /swapfile (active swap file): cannot inspect: its resume offset is unknown: filefrag (e2fsprogs) is not installed"
+has "status, no blkid: the filesystem UUID from /dev/disk/by-uuid" "$out" "    in the ext4 filesystem UUID $FSU mounted at /"
+has "status, no swsusp-inspect: the swap signature read directly" "$out" "  $M/dev/vda2 (active swap): no image (swap signature SWAPSPACE2; swsusp-inspect not found"
+rm -rf "$M/dev/disk/by-uuid"
+# no mountinfo: the swap file is still listed, and status goes on
+mv "$M/proc/self/mountinfo" "$W/mountinfo"
+out=$(sst); rc=$?
+check "status, no mountinfo: status 0" "$rc:$(printf '%s\n' "$out" | grep -c '/swapfile (active swap file): cannot inspect: no mount over it')" 0:1
+mv "$W/mountinfo" "$M/proc/self/mountinfo"
+# really no swap: then, and only then, "none"
+swaps
+has "status, no swap at all: none" "$(sst)" "  none: hibernation needs swap"
+
+# the swap partition: its /dev name, PARTUUID, swap UUID, and the signature (as before)
+swaps "$M/dev/vda2" partition
+out=$(sst)
+has "status, swap partition: inspected" "$out" "  $M/dev/vda2 (active swap): no image"
+has "status, swap partition: swap area UUID (blkid's)" "$out" "    swap area UUID $(blkid -o value -s UUID "$M/dev/vda2")"
+has "status, swap partition: partition, PARTUUID" "$out" "    $M/dev/vda2: partition 2 of $M/dev/vda, PARTUUID 0c9f1e4a-3b7d-4e62-9a51-7d1c2b3e4f52"
+hibloc '{"uuid":"5b3a0c9e-1111-4222-8333-944455556666","offset":0,"kernelVersion":"x"}'
+has "status, HibernateLocation naming the swap partition: agrees" "$(sst)" "    agrees with $M/dev/vda2 (UUID 5b3a0c9e-1111-4222-8333-944455556666, offset 0)"
+rm -f "$HL"
+
+# an LV on a partition: vg/lv, its PV and the PV's partition
+SLVMU=LVM-Xq3V9yWbqk0c5z0pT2mGk1hR7sN4uE8dAa0Bb1Cc2Dd3Ee4Ff5Gg6Hh7Ii8Jj9Kk
+mkdm 0 debian--vg-swap--1 "$SLVMU" vda3
+truncate -s 8M "$M/dev/dm-0"; mkswap -U 1a2b3c4d-0000-4000-8000-00000000d0d0 "$M/dev/dm-0" >/dev/null 2>&1
+swaps "$M/dev/dm-0" partition
+hibloc '{"uuid":"1a2b3c4d-0000-4000-8000-00000000d0d0","offset":0,"kernelVersion":"x"}'
+out=$(sst)
+has "status, LV: inspected" "$out" "  $M/dev/dm-0 (active swap): no image"
+has "status, LV: vg/lv = dmsetup splitname's" "$out" "    $M/dev/dm-0: LVM logical volume $(dmsetup splitname --noheadings --separator / -- debian--vg-swap--1 LVM | sed 's,/$,,')"
+has "status, LV: its PV, a partition with its PARTUUID" "$out" "    PV $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
+has "status, LV: HibernateLocation naming it agrees" "$out" "    agrees with $M/dev/dm-0 (UUID 1a2b3c4d-0000-4000-8000-00000000d0d0, offset 0)"
+lacks "status, LV on a partition: no passphrase" "$out" "passphrase"
+rm -f "$HL"
+rmdm
+
+# an LV in a LUKS2 container (Debian's guided "encrypted LVM"): the container's device and UUID
+truncate -s 16M "$W/sluks2.img"
+printf pw | cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file - "$W/sluks2.img" >/dev/null 2>&1
+SLUKS=$(cryptsetup luksUUID "$W/sluks2.img" 2>/dev/null)
+mkdm 0 "luks-$SLUKS" "CRYPT-LUKS2-${SLUKS//-/}-luks-$SLUKS" vda3
+mkdm 1 vg0-swap_1 "$SLVMU" dm-0
+truncate -s 8M "$M/dev/dm-1"; mkswap "$M/dev/dm-1" >/dev/null 2>&1
+swaps "$M/dev/dm-1" partition
+out=$(sst)
+has "status, LV in LUKS2: inspected" "$out" "  $M/dev/dm-1 (active swap): no image"
+has "status, LV in LUKS2: the LV" "$out" "    $M/dev/dm-1: LVM logical volume vg0/swap_1"
+has "status, LV in LUKS2: the PV is the open container, UUID = cryptsetup luksUUID's; passphrase at the firmware" "$out" \
+	"    PV $M/dev/dm-0: open LUKS2 container, UUID $SLUKS (/dev/mapper/luks-$SLUKS): efiresume asks for its passphrase at the firmware"
+has "status, LV in LUKS2: the container's device" "$out" "    LUKS2 container $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
+# a swap file on ext4 on an LV in that container, its filesystem named by /dev/mapper
+rm -f "$M/dev/dm-1"; truncate -s 16M "$M/dev/dm-1"
+mke2fs -q -F -t ext4 -U 2b3c4d5e-0000-4000-8000-00000000f5f5 "$M/dev/dm-1" >/dev/null 2>&1
+mkdir -p "$M/dev/mapper" && ln -s ../dm-1 "$M/dev/mapper/vg0-root"
+sed -i "s|^22 1 254:3 .*|22 1 253:1 / / rw,relatime shared:1 - ext4 $M/dev/mapper/vg0-root rw|" "$M/proc/self/mountinfo"
+swaps /swapfile file
+out=$(sst)
+has "status, swap file in an LV in LUKS2: its filesystem" "$out" "    in the ext4 filesystem UUID 2b3c4d5e-0000-4000-8000-00000000f5f5 mounted at / ($M/dev/mapper/vg0-root); efiresume recognises ext4"
+has "status, swap file in an LV in LUKS2: the LV under it" "$out" "    filesystem on $M/dev/dm-1: LVM logical volume vg0/swap_1"
+has "status, swap file in an LV in LUKS2: the container" "$out" "    PV $M/dev/dm-0: open LUKS2 container, UUID $SLUKS"
+has "status, swap file in an LV in LUKS2: the container's partition" "$out" "    LUKS2 container $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
+rmdm
+
+# a Btrfs swap file (Fedora's way): offset from btrfs inspect-internal map-swapfile -r, the
+# filesystem's device from mountinfo's source (its device number is an anonymous 0:N)
+truncate -s 0 "$M/dev/vda3"; truncate -s 128M "$M/dev/vda3"
+# (a random UUID: mkfs.btrfs -U refuses one that blkid's cache remembers from an earlier run)
+mkfs.btrfs -q -f "$M/dev/vda3" >/dev/null 2>&1
+BFU=$(blkid -p -o value -s UUID "$M/dev/vda3")
+check "btrfs: blkid's UUID = the loader's reading" "${#BFU}:$BFU" "36:$("$ORACLE" fsuuid "$M/dev/vda3")"
+cat >"$M/proc/self/mountinfo" <<EOF2
+22 1 0:33 /@ / rw,relatime shared:1 - btrfs $M/dev/vda3 rw,space_cache=v2,subvol=/@
+25 22 0:45 /@swap /swap rw,relatime shared:4 - btrfs $M/dev/vda3 rw,space_cache=v2,subvol=/@swap
+EOF2
+swaps /swap/swapfile file
+echo 5000 >"$STUB/btrfs.out"; : >"$STUB/filefrag.log"
+hibloc '{"uuid":"'$BFU'","offset":5000,"kernelVersion":"'"$(uname -r)"'"}'
+out=$(sst); rc=$?
+check "status, Btrfs swap file: status 0" "$rc" 0
+has "status, Btrfs swap file: inspected at its offset" "$out" "  /swap/swapfile (active swap file): no image"
+has "status, Btrfs swap file: the filesystem (blkid's UUID)" "$out" "    in the btrfs filesystem UUID $BFU mounted at /swap ($M/dev/vda3); efiresume recognises btrfs"
+has "status, Btrfs swap file: offset from btrfs inspect-internal map-swapfile -r" "$out" "    resume offset: 5000 pages, btrfs inspect-internal map-swapfile -r"
+check "status, Btrfs swap file: btrfs ran on the file" "$(cat "$STUB/btrfs.log")" "inspect-internal map-swapfile -r /swap/swapfile"
+check "status, Btrfs swap file: not filefrag" "$(cat "$STUB/filefrag.log")" ""
+has "status, Btrfs swap file: the partition under it (not the anonymous 0:45)" "$out" "    filesystem on $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
+has "status, Btrfs swap file: HibernateLocation agrees" "$out" "    agrees with /swap/swapfile (UUID $BFU, offset 5000)"
+rm -f "$HL"
+# map-swapfile -r of a file with no extent prints 2^52-1 (physical -1): no offset
+echo 4503599627370495 >"$STUB/btrfs.out"
+has "status, Btrfs, a page no device has: no offset" "$(sst)" \
+	"  /swap/swapfile (active swap file): cannot inspect: its resume offset is unknown: btrfs inspect-internal map-swapfile -r gives page 4503599627370495, not inside $M/dev/vda3"
+echo 5000 >"$STUB/btrfs.out"
+# a filesystem efiresume does not read
+sed -i 's/ - btrfs / - f2fs /' "$M/proc/self/mountinfo"
+has "status, swap file on f2fs: efiresume cannot find it there" "$(sst)" "efiresume does not recognise f2fs: it cannot find a swap file there"
+# the real filefrag and btrfs-progs on loop-mounted filesystems (the image is the fake
+# partition vda3): the offset status computes must be the page where mkswap wrote the swap
+# header (the signature read from the partition is the oracle), and swsusp-inspect finds it
+real_swapfile() { # FSTYPE: mkfs vda3, mount it, make /swapfile there; status with no stubs
+	local mnt=$W/mnt fst=$1 page sig
+	umount "$mnt" 2>/dev/null
+	mkdir -p "$mnt"
+	rm -f "$M/dev/vda3"; truncate -s 160M "$M/dev/vda3"
+	if [ "$fst" = btrfs ]; then mkfs.btrfs -q -f "$M/dev/vda3" >/dev/null 2>&1; else mke2fs -q -F -t ext4 -b 4096 "$M/dev/vda3" >/dev/null 2>&1; fi
+	if ! mount -o loop "$M/dev/vda3" "$mnt" 2>/dev/null; then
+		echo "skip: real $fst swap file: cannot loop-mount (no loop device?)"
+		return 0
+	fi
+	MOUNTS=("$mnt" "${MOUNTS[@]}")
+	# something first, so that the swap file does not start at the filesystem's first block
+	head -c 3M /dev/urandom >"$mnt/before"; sync
+	# as the Btrfs documentation makes one by hand: empty, NOCOW, allocated, mkswap
+	touch "$mnt/swapfile" && chmod 600 "$mnt/swapfile"
+	[ "$fst" = btrfs ] && chattr +C "$mnt/swapfile"
+	fallocate -l 8M "$mnt/swapfile" && mkswap "$mnt/swapfile" >/dev/null 2>&1
+	sync
+	check "real $fst swap file: made (8 MiB with a swap signature)" "$(stat -c %s "$mnt/swapfile"):$(blkid -p -o value -s TYPE "$mnt/swapfile")" 8388608:swap
+	printf '22 1 %s / %s rw,relatime shared:1 - %s %s rw\n' "$([ "$fst" = btrfs ] && echo 0:61 || echo 254:3)" "$mnt" "$fst" "$M/dev/vda3" >"$M/proc/self/mountinfo"
+	swaps "$mnt/swapfile" file
+	out=$("$TOOL" status 2>&1)
+	page=$(sed -n 's/^    resume offset: \([0-9]*\) pages, .*/\1/p' <<<"$out")
+	check "real $fst swap file: an offset" "$([ -n "$page" ] && [ "$page" -gt 0 ] && echo yes)" yes
+	[ -n "$page" ] || { umount "$mnt"; MOUNTS=("${MOUNTS[@]:1}"); return 0; }
+	sig=$(dd if="$M/dev/vda3" bs=1 skip=$((page * 4096 + 4086)) count=10 status=none)
+	check "real $fst swap file: mkswap's signature is at that page of the partition" "$sig" SWAPSPACE2
+	check "real $fst swap file: the header there is the file's (its first page)" \
+		"$(dd if="$M/dev/vda3" bs=4096 skip="$page" count=1 status=none | sha256sum)" "$(head -c 4096 "$mnt/swapfile" | sha256sum)"
+	has "real $fst swap file: inspected there" "$out" "  $mnt/swapfile (active swap file): no image"
+	has "real $fst swap file: the filesystem's UUID (blkid's)" "$out" "    in the $fst filesystem UUID $(blkid -p -o value -s UUID "$M/dev/vda3") mounted at $mnt"
+	if [ "$fst" = btrfs ]; then
+		check "real btrfs swap file: the offset is map-swapfile -r's" "$page" "$(btrfs inspect-internal map-swapfile -r "$mnt/swapfile" 2>/dev/null)"
+	else
+		has "real ext4 swap file: from filefrag -v" "$out" "    resume offset: $page pages, first extent at block"
+	fi
+	umount "$mnt"; MOUNTS=("${MOUNTS[@]:1}")
+}
+real_swapfile ext4
+real_swapfile btrfs
+[ "${EFIRESUME_TEST_ONLY:-}" = status ] && finish
 
 # ---------------------------------------------------------------- preconditions: error, no change
 # refused CASE MESSAGE -- ARGS...: the tool fails, says MESSAGE, and changes nothing
@@ -409,24 +706,6 @@ check "hook, swap file: offset" "$("$ORACLE" hibloc "$loc" | sed -n 's/^offset=/
 runhook post hibernate >/dev/null 2>&1
 echo 254:2 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
 # ---------------------------------------------------------------- LVM and LUKS under the resume device (issue 11)
-# mkdm N NAME UUID SLAVE...: device-mapper device dm-N (253:N) as the kernel shows it in
-# sysfs (dm/name, dm/uuid, slaves/, /sys/dev/block, /sys/class/block, /sys/block links),
-# and its "device node" $M/dev/dm-N
-mkdm() {
-	local n=$1 name=$2 uuid=$3 d=$M/sys/devices/virtual/block/dm-$1 sl
-	shift 3
-	mkdir -p "$d/dm" "$d/slaves" "$M/sys/block"
-	echo "$name" >"$d/dm/name"
-	echo "$uuid" >"$d/dm/uuid"
-	printf 'MAJOR=253\nMINOR=%s\nDEVNAME=dm-%s\nDEVTYPE=disk\n' "$n" "$n" >"$d/uevent"
-	for sl; do
-		case $sl in dm-*) ln -s "../../$sl" "$d/slaves/$sl" ;; *) ln -s "../../vda/$sl" "$d/slaves/$sl" ;; esac
-	done
-	ln -s "../../devices/virtual/block/dm-$n" "$M/sys/class/block/dm-$n"
-	ln -s "../devices/virtual/block/dm-$n" "$M/sys/block/dm-$n"
-	ln -s "../../devices/virtual/block/dm-$n" "$M/sys/dev/block/253:$n"
-}
-rmdm() { rm -rf "$M"/sys/devices/virtual/block/dm-* "$M"/sys/class/block/dm-* "$M"/sys/block/dm-* "$M"/sys/dev/block/253:* "$M"/dev/dm-*; }
 # the hook's EfiresumeLocation as the loader reads it: KEY of the oracle's output
 hl() { "$ORACLE" hibloc "$loc" | sed -n "s/^$1=//p"; }
 # dmsetup splitname (libdevmapper) as the oracle for an LV's dm name: "vg/lv"
