@@ -305,7 +305,7 @@ lzo|lz4)
 	lz=0; [ $case = lz4 ] && lz=16
 	[ $((f & 2)) = 0 ] && [ $((f & 16)) = $lz ] && echo "  ok: header flags 0x$(printf %x "$f"): $case-compressed" || bad "flags 0x$(printf %x "$f") for $case"
 	resume_boot resume "$K1" "$PAGES1" 1
-	expect "$d/resume.log" "efiresume: .*image of an x64 kernel, $(echo $case | tr a-z A-Z)," "efiresume read a $case image" || ok=1
+	expect "$d/resume.log" "efiresume: .*image of an x86_64 kernel, $case," "efiresume read a $case image" || ok=1
 	expect "$d/resume.log" "efiresume: .*CRC32 0x[0-9A-Fa-f]+ verified" "the CRC32 verified too" || ok=1
 	;;
 cost)
