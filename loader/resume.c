@@ -617,6 +617,7 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 		/* ACPI mode when the image does not expect the platform to do it: I/O ports only */
 		if (!l->platform_mode)
 			er_acpi_enable(&acpi);
+		er_auth_run_jump(l->auth);   /* secboot: no key left in efiresume's memory */
 		er_arch_jump(h);
 	}
 	if (loc) {
@@ -629,6 +630,9 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 		er_set_variable(ER_SEEN_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, seen, seen_size);
 		er_free(seen);
 	}
+	/* secboot: the kept image was tagged with the key before the rotation */
+	if (pr == ER_PNR_NOT_COMMITTED)
+		er_auth_run_unrotate(l->auth);
 	er_plan_undo(&l->plan);
 	err = pr == ER_PNR_NOT_COMMITTED ? EFI_ABORTED : EFI_DEVICE_ERROR;
 	if (pr == ER_PNR_NOT_COMMITTED)

@@ -21,6 +21,9 @@
 #                             back: refused (another key id: K rotated), kept, fallback
 #   kernel-cycle.sh otherkey  another machine's key in EfiresumeHibernationKey: refused
 #                             (another key id), kept, fallback; control: own store resumes
+#   kernel-cycle.sh commitfail the verified image's commit fails (QEMU blkdebug: the swap header
+#                             write gets EIO): not resumed, kept, fallback with the old key put
+#                             back; the next boot without the fault verifies it and resumes
 #   kernel-cycle.sh lzo|lz4   a compressed tagged image (hibernate.compressor=): verified,
 #                             resumed (same token), rotated key taken
 #   kernel-cycle.sh cost      the tag's cost: COST_RUNS (3) hibernations with the key
@@ -30,7 +33,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
-case=${1:?case: cycle flip header replay otherkey lzo lz4 cost}
+case=${1:?case: cycle flip header replay otherkey commitfail lzo lz4 cost}
 bz=${KERNEL_BZIMAGE:-$("$TOP/tests/lib/kernel-build.sh")}
 d=$(scratch "kernel-cycle-$case")
 T0=$(date +%s)
@@ -294,6 +297,27 @@ PY
 	expect "$d/otherkey.log" "hibernation key read \(key id $OTHER\)" "efiresume read the other key ($OTHER)" || ok=1
 	say "control: the same image with this machine's store"
 	resume_boot control "$K1" "$PAGES1" 1
+	;;
+commitfail)
+	new_disk "$d/disk.img"
+	conf hibernate 1
+	hibernate_boot boot1
+	conf report 0
+	before=$(hdr_md5)
+	printf '[inject-error]\nevent = "write_aio"\niotype = "write"\nerrno = "5"\nsector = "%s"\n' $(( $(swap_offset) / 512 )) > "$d/blkdebug.conf"
+	QEMU_DRIVE="-drive if=virtio,format=raw,cache=unsafe,file.driver=blkdebug,file.config=$d/blkdebug.conf,file.image.filename=$DISK" \
+		boot fault
+	L=$d/fault.log
+	expect "$L" "Secure Boot: tag verified over $PAGES1 pages" "verified" || ok=1
+	expect "$L" 'the swap signature could not be reset' "the commit's write failed (EIO)" || ok=1
+	expect "$L" 'not resumed; nothing was changed, the image is kept' "not committed, the image kept" || ok=1
+	expect "$L" "efiresume: Secure Boot: hibernation key put back: .*\(key id $K1\)" "the old key put back ($K1)" || ok=1
+	expect "$L" "PM: hibernation key: received from efiresume \(key id $K1\)" "the fallback kernel got the old key" || ok=1
+	expect "$L" '^KTEST: boot mode=report .*swap=S1SUSPEND' "the fallback booted, the image kept" || ok=1
+	sig_is S1SUSPEND "after the failed commit"
+	[ "$(hdr_md5)" = "$before" ] && echo "  ok: swap header page unchanged" || bad "the swap header page changed"
+	say "the next boot, without the fault: the kept image must still verify"
+	resume_boot resume "$K1" "$PAGES1" 1
 	;;
 lzo|lz4)
 	COMP="hibernate.compressor=$case"
