@@ -14,6 +14,10 @@
 #   kernel-cycle.sh flip      one byte of the last data page changed (the uncompressed image
 #                             carries no CRC: the header's flags are checked for that): refused
 #                             by the tag, kept, fallback; control: the untouched image resumes
+#   kernel-cycle.sh flip-lzo|flip-lz4  the same on a compressed image: the byte changed in the
+#                             uncompressed data, the chunk recompressed and the header's CRC32
+#                             recomputed (tests/e2e/kernel/flip-compressed.py): the CRC passes, the
+#                             tag refuses; control: the untouched image resumes
 #   kernel-cycle.sh header    the auth block's key page address (+4096, still page-aligned),
 #                             then the swsusp header's hw_sig (ignored by the reader without
 #                             SF_HW_SIG): each refused by the tag; control: untouched resumes
@@ -33,7 +37,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
-case=${1:?case: cycle flip header replay otherkey commitfail lzo lz4 cost}
+case=${1:?case: cycle flip flip-lzo flip-lz4 header replay otherkey commitfail lzo lz4 cost}
 bz=${KERNEL_BZIMAGE:-$("$TOP/tests/lib/kernel-build.sh")}
 d=$(scratch "kernel-cycle-$case")
 T0=$(date +%s)
@@ -242,6 +246,22 @@ flip)
 	refused_boot flip "$d/flip.img" "$d/vars.fd" 'the tag does not match'
 	say "control: the untouched image"
 	resume_boot control "$K1" "$PAGES1" 1
+	;;
+flip-lzo|flip-lz4)
+	COMP="hibernate.compressor=${case#flip-}"
+	new_disk "$d/disk.img"
+	conf hibernate 1
+	hibernate_boot boot1
+	f=$(hdr_flags)
+	[ $((f & 6)) = 4 ] && echo "  ok: header flags 0x$(printf %x "$f"): compressed, CRC32 mode" || bad "flags 0x$(printf %x "$f"): not compressed with a CRC32"
+	conf report 0
+	cp --sparse=always "$DISK" "$d/flip.img"
+	python3 "$TOP/tests/e2e/kernel/flip-compressed.py" "$d/flip.img" "$(swap_offset)" "${case#flip-}" | sed 's/^/  /' || bad "flip-compressed.py failed"
+	refused_boot flip "$d/flip.img" "$d/vars.fd" 'the tag does not match'
+	expect_not "$d/flip.log" 'crc-mismatch|CRC32 of the image data differs' "not caught by the CRC32 (recomputed)" || ok=1
+	say "control: the untouched image"
+	resume_boot control "$K1" "$PAGES1" 1
+	expect "$d/control.log" "efiresume: .*CRC32 0x[0-9A-Fa-f]+ verified" "control: the CRC32 verified" || ok=1
 	;;
 header)
 	new_disk "$d/disk.img"
