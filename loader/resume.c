@@ -371,7 +371,7 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 {
 	struct er_error e = { 0 };
 	UINT8 *io = NULL, *unc = NULL;
-	UINT64 t_stream;
+	UINT64 t_stream, read_verify_us = sc->read_us;   /* the reads of the verify phase */
 	enum er_reason r;
 	EFI_STATUS err = EFI_ABORTED;
 
@@ -420,7 +420,10 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 		goto out;
 	if (img->crc_checked)
 		log_info(L"%a: CRC32 0x%08x verified over %ld chunks\n", dev->id, img->crc_body, img->chunks);
-	UINT64 decomp = (t_stream - t_verify) - sc->read_us - pr.place_us - l->plan.t_plan_us;
+	/* what is left of the stream phase once its reads, placing and planning are taken
+	 * out (the verify phase's reads are not in it; clock noise may make it negative) */
+	UINT64 others = (sc->read_us - read_verify_us) + pr.place_us + l->plan.t_plan_us;
+	UINT64 decomp = t_stream - t_verify > others ? t_stream - t_verify - others : 0;
 	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), decompress+crc32 %ld ms, plan %ld ms, place %ld ms\n",
 		 (t_verify - t_start) / 1000, sc->read_us / 1000, sc->reads, sc->bytes >> 20, decomp / 1000,
 		 l->plan.t_plan_us / 1000, pr.place_us / 1000);
