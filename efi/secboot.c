@@ -125,6 +125,11 @@ BOOLEAN er_secboot_rotate(struct er_key_table *table)
 	UINT8 key[ER_KEY_LEN];
 	BOOLEAN ok = FALSE;
 
+	/* kept until the commit: if it does not happen, the image is kept and must still
+	 * verify (er_secboot_unrotate) */
+	er_sb.have_prev = er_sb.have_key;
+	if (er_sb.have_key)
+		er_memcpy(er_sb.prev, er_sb.key, ER_KEY_LEN);
 	if (!EFI_ERROR(make_key(key)) && !EFI_ERROR(store_key(key))) {
 		set_key(key);
 		er_key_table_fill(table, key);
@@ -139,4 +144,23 @@ BOOLEAN er_secboot_rotate(struct er_key_table *table)
 	}
 	er_wipe(key, sizeof(key));
 	return ok;
+}
+
+void er_secboot_unrotate(void)
+{
+	if (!er_sb.have_prev)
+		return;
+	if (EFI_ERROR(store_key(er_sb.prev))) {
+		log_warn(L"Secure Boot: the hibernation key could not be put back: the kept image cannot be resumed under Secure Boot\n");
+	} else {
+		set_key(er_sb.prev);
+		log_key(L"put back: the image was not resumed, it still verifies");
+	}
+	er_wipe(er_sb.prev, sizeof(er_sb.prev));
+	er_sb.have_prev = FALSE;
+}
+
+void er_secboot_forget(void)
+{
+	er_wipe(&er_sb, sizeof(er_sb));
 }

@@ -25,6 +25,8 @@ struct er_secboot {
 	BOOLEAN have_key;           /* key holds K (read or made this boot) */
 	UINT8 key[ER_KEY_LEN];
 	UINT8 key_id[ER_KEY_ID_LEN];
+	BOOLEAN have_prev;          /* prev: the key before er_secboot_rotate, until the commit */
+	UINT8 prev[ER_KEY_LEN];
 };
 /* The one state of this boot (efiresume runs once per boot). */
 extern struct er_secboot er_sb;
@@ -39,5 +41,11 @@ void er_secboot_handover(void);
  * with K is accepted again); *table filled for the resumed kernel's key page. FALSE when
  * no new key could be made or stored (the old one is then deleted). */
 BOOLEAN er_secboot_rotate(struct er_key_table *table);
+/* The commit did not happen (the image is kept): the key before the rotation is stored
+ * again, so that the kept image (tagged with it, and not resumed) still verifies; the
+ * next kernel gets it. One line either way. */
+void er_secboot_unrotate(void);
+/* Just before the jump (after ExitBootServices: memory only): every copy of a key wiped. */
+void er_secboot_forget(void);
 
 #endif

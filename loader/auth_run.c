@@ -74,6 +74,7 @@ void er_auth_run_rotate(struct er_auth_run *ar, const UINT64 *pfns)
 
 	if (!ar->active || !ar->verified)
 		return;
+	ar->rotated = TRUE;
 	if (!er_secboot_rotate(&t))
 		return;
 	if (!slot) {
@@ -99,9 +100,29 @@ void er_auth_run_rotate(struct er_auth_run *ar, const UINT64 *pfns)
 		goto out;
 	}
 	er_memcpy((void *)(UINTN)slot, &t, sizeof(t));
+	ar->slot_written = slot;
 	log_info(L"%a: Secure Boot: new key written to the image kernel's key page 0x%lx\n", ar->dev_id, slot);
 out:
 	er_wipe(&t, sizeof(t));
+}
+
+void er_auth_run_unrotate(struct er_auth_run *ar)
+{
+	if (!ar->rotated)
+		return;
+	if (ar->slot_written) {
+		er_wipe((void *)(UINTN)ar->slot_written, ER_PAGE_SIZE);
+		er_free_pages((void *)(UINTN)ar->slot_written, 1);
+		ar->slot_written = 0;
+	}
+	er_secboot_unrotate();
+	ar->rotated = FALSE;
+}
+
+void er_auth_run_jump(struct er_auth_run *ar)
+{
+	if (ar->active)
+		er_secboot_forget();
 }
 
 EFI_STATUS er_auth_run_end(struct er_auth_run *ar, const struct er_image *img, const UINT64 *pfns,

@@ -17,6 +17,8 @@ struct er_auth_run {
 	struct er_auth_block blk;
 	struct er_auth_mac mac;
 	const char *dev_id;
+	BOOLEAN rotated;            /* er_auth_run_rotate ran (the key was changed or deleted) */
+	UINT64 slot_written;        /* the key page it wrote and allocated, 0 none */
 };
 
 /* Before loading (page0: the swap header page as read). Without Secure Boot: inactive,
@@ -36,5 +38,10 @@ void er_auth_run_drop(struct er_auth_run *ar);
 /* A verified image is about to be committed: rotate the key (contract: K' in the
  * variable, and in the image kernel's key page when it can be written safely). */
 void er_auth_run_rotate(struct er_auth_run *ar, const UINT64 *pfns);
+/* The commit did not happen: the key page wiped and freed, the old key stored again
+ * (the kept image still verifies on a later boot). */
+void er_auth_run_unrotate(struct er_auth_run *ar);
+/* Just before the jump (after ExitBootServices): efiresume's copies of the keys wiped. */
+void er_auth_run_jump(struct er_auth_run *ar);
 
 #endif

@@ -371,7 +371,7 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 {
 	struct er_error e = { 0 };
 	UINT8 *io = NULL, *unc = NULL;
-	UINT64 t_stream;
+	UINT64 t_stream, read_verify_us = sc->read_us;   /* the reads of the verify phase */
 	enum er_reason r;
 	EFI_STATUS err = EFI_ABORTED;
 
@@ -420,7 +420,10 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 		goto out;
 	if (img->crc_checked)
 		log_info(L"%a: CRC32 0x%08x verified over %ld chunks\n", dev->id, img->crc_body, img->chunks);
-	UINT64 decomp = (t_stream - t_verify) - sc->read_us - pr.place_us - l->plan.t_plan_us;
+	/* what is left of the stream phase once its reads, placing and planning are taken
+	 * out (the verify phase's reads are not in it; clock noise may make it negative) */
+	UINT64 others = (sc->read_us - read_verify_us) + pr.place_us + l->plan.t_plan_us;
+	UINT64 decomp = t_stream - t_verify > others ? t_stream - t_verify - others : 0;
 	log_info(L"timing: verify %ld ms, read %ld ms (%ld reads, %ld MiB), decompress+crc32 %ld ms, plan %ld ms, place %ld ms\n",
 		 (t_verify - t_start) / 1000, sc->read_us / 1000, sc->reads, sc->bytes >> 20, decomp / 1000,
 		 l->plan.t_plan_us / 1000, pr.place_us / 1000);
@@ -617,6 +620,7 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 		/* ACPI mode when the image does not expect the platform to do it: I/O ports only */
 		if (!l->platform_mode)
 			er_acpi_enable(&acpi);
+		er_auth_run_jump(l->auth);   /* secboot: no key left in efiresume's memory */
 		er_arch_jump(h);
 	}
 	if (loc) {
@@ -629,6 +633,9 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 		er_set_variable(ER_SEEN_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, seen, seen_size);
 		er_free(seen);
 	}
+	/* secboot: the kept image was tagged with the key before the rotation */
+	if (pr == ER_PNR_NOT_COMMITTED)
+		er_auth_run_unrotate(l->auth);
 	er_plan_undo(&l->plan);
 	err = pr == ER_PNR_NOT_COMMITTED ? EFI_ABORTED : EFI_DEVICE_ERROR;
 	if (pr == ER_PNR_NOT_COMMITTED)

@@ -8,6 +8,7 @@
 #                              already there, e.g. Debian's on a kernel, is removed first)
 #   sb_new_vars OUT            fresh copy of the snakeoil variable store
 #   sb_run_qemu DISK VARS LOG TIMEOUT [qemu args]   x64 only; returns QEMU's status
+#                              (QEMU_DRIVE replaces the disk's -drive, as for run_qemu)
 #   sb_var_attrs VARS NAME     "attrs=0x.. size=N" of the live variable NAME in the store, or "absent"
 SB_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
 SB_CODE=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
@@ -41,7 +42,7 @@ sb_run_qemu() {
 		-m "${MEM:-512}" -smp "${SMP:-1}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$SB_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
+		${QEMU_DRIVE:--drive file="$disk",format=raw,if=virtio,cache=unsafe} \
 		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
 }
