@@ -35,6 +35,11 @@
 #                     wrong passphrase first, then the right one; it resumes, the initramfs
 #                     never asks; boot 3: efiresume runs, finds nothing to resume and asks
 #                     nothing, starts the Debian kernel, whose initramfs asks as usual
+#     crypt-lvm-faults  crypt-lvm, efiresume first in BootOrder, two hibernations: boot 2
+#                     three wrong passphrases at efiresume's prompt, boot 3 Esc; each time
+#                     efiresume commits nothing and starts the Debian kernel, whose initramfs
+#                     asks and whose own resume brings the system back (nothing lost);
+#                     boot 4: a normal boot, efiresume asks nothing, the initramfs asks
 #   Every boot 1 and resumed system prints `efiresume-install status` (what it says
 #   about the device stack is recorded in the log: status-*).
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
@@ -142,6 +147,7 @@ status_show() {
 d=$(scratch "debian13-$scen")
 case $scen in
 lvm|crypt-lvm) d13v_fixture "$scen" ;;
+crypt-lvm-faults) d13v_fixture crypt-lvm ;;
 *) deb_fixture ;;
 esac
 deb_new "$d"
@@ -431,6 +437,95 @@ EOF
 	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
 	check_work boot1 boot2 boot3
 	status_show boot1
+	;;
+crypt-lvm-faults)
+	# two hibernations of one system; efiresume does not unlock either, the Debian kernel's
+	# initramfs asks for the passphrase and the kernel's own resume brings the system back
+	VGM=$D13V_VGM
+	uuid=$D13V_LUKS_UUID
+	unlock_re="Please unlock disk $D13V_CRYPT"
+	prompt_re="passphrase for luks-$uuid on .*try [0-9] of 3"
+	wrong1='not the passphrase 13' wrong2='efiresume trixie 12' wrong3='Efiresume trixie 13'
+	sig_is() { echo "  note: swap signature not read by the host (encrypted): $2"; }
+	kresume_re='PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image signature found, resuming'
+	{ guest_lib; echo "VGM=$VGM"; cat <<'EOF'
+sys_facts
+run dpkg -i $IN/efiresume.deb
+run efiresume-install install --mode=always
+say "er-entry=$(er_entry)"
+say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+counter_start
+work_start
+work_check work-before
+hibernate_wait 300
+checks_resumed
+work_check work-after
+sleep 1
+work_check work-later
+efi_show
+say "cycle-2"
+hibernate_wait 300
+checks_resumed
+work_check work-after
+sleep 1
+work_check work-later
+say "hibloc-after=$(var_text $HIBLOC)"
+say "erloc-after=$(var_text $ERLOC)"
+efi_show
+EOF
+	} > "$d/boot1.sh"
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	cp "$d/boot2.sh" "$d/boot3.sh"
+	{ guest_lib; echo "VGM=$VGM"; cat <<'EOF'
+sys_facts
+work_check work-boot
+say "hibloc-at-boot=$(var_text $HIBLOC)"
+say "erloc-at-boot=$(var_text $ERLOC)"
+efi_show
+EOF
+	} > "$d/boot4.sh"
+	D13V_ANSWERS=("$unlock_re"$'\t'"$D13V_PASS" "$prompt_re"$'\t'"ESC")
+	echo "boot 1 (install --mode=always, systemctl hibernate):"
+	d13v_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh" d13v_type
+	check_install boot1 always
+	check_hibernated boot1
+	echo "boot 2 (efiresume: three wrong passphrases; the Debian kernel, its initramfs asks, the kernel resumes):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"$wrong1"$'\t'"$wrong2"$'\t'"$wrong3" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type
+	qemu_ok
+	n=$(grep -ac "efiresume: luks-$uuid: wrong passphrase" "$d/boot2.log.txt" || true)
+	[ "$n" = 3 ] && echo "  ok: 3 'wrong passphrase' lines" || { echo "  WRONG: $n 'wrong passphrase' lines"; ok=1; }
+	expect "$d/boot2.log" "${ER_RE}luks-$uuid: 3 wrong passphrases; booting normally \\(the initramfs will ask\\)" "3 wrong: booting normally" || ok=1
+	expect_not "$d/boot2.log" "${ER_RE}.*(unlocked \\(|handing off|swap signature (reset|restored))" "not unlocked, nothing committed" || ok=1
+	expect "$d/boot2.log" "${ER_RE}starting .EFI.debian.vmlinuz.efi" "efiresume started the Debian entry's kernel" || ok=1
+	expect "$d/boot2.log" "$unlock_re" "the initramfs asked for the passphrase" || ok=1
+	expect "$d/boot2.log" "$kresume_re" "the kernel's own resume read the image" || ok=1
+	for p in "$D13V_PASS" "$wrong1" "$wrong2" "$wrong3"; do
+		grep -aqF -- "$p" "$d/boot2.log" && { echo "  WRONG: a passphrase is on the console"; ok=1; }
+	done
+	check_resumed boot1 boot2
+	val_is boot2 work-after-consistent yes "the file written across the hibernation: every line in order"
+	expect "$d/boot2.log" 'EFIRESUME-TEST: cycle-2' "the resumed system hibernated again" || ok=1
+	n=$(grep -acE 'PM: hibernation: Wrote [0-9]+ kbytes' "$d/boot2.log.txt" || true)
+	[ "$n" -ge 1 ] && echo "  ok: the kernel wrote the second image" || { echo "  WRONG: no second image written"; ok=1; }
+	echo "boot 3 (efiresume: Esc at the prompt; the initramfs asks, the kernel resumes):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"ESC" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh" d13v_type
+	expect "$d/boot3.log" "${ER_RE}passphrase for luks-$uuid on .* \\(try 1 of 3, Esc: skip\\)" "efiresume asked" || ok=1
+	expect "$d/boot3.log" "${ER_RE}luks-$uuid: skipped \\(Esc\\)" "skipped (Esc)" || ok=1
+	expect_not "$d/boot3.log" "${ER_RE}.*(unlocked \\(|wrong passphrase|try 2 of 3|handing off)" "not asked again, nothing committed" || ok=1
+	expect "$d/boot3.log" "$unlock_re" "the initramfs asked for the passphrase" || ok=1
+	expect "$d/boot3.log" "$kresume_re" "the kernel's own resume read the image" || ok=1
+	check_resumed boot2 boot3
+	val_is boot3 work-after-consistent yes "the file written across both hibernations: every line in order"
+	echo "boot 4 (a normal boot: efiresume asks nothing, the initramfs asks):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"ESC" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" boot4 "$DEB_TIMEOUT" "$d/boot4.sh" d13v_type
+	qemu_ok
+	expect "$d/boot4.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
+	expect_not "$d/boot4.log" "${ER_RE}.*(passphrase for|resuming in|found a hibernated)" "efiresume asked nothing" || ok=1
+	expect "$d/boot4.log" "$unlock_re" "the initramfs asked as usual" || ok=1
+	check_work boot1 boot3 boot4
 	;;
 *)
 	echo "unknown scenario $scen"; exit 2 ;;
