@@ -35,7 +35,9 @@ D13V_PV_PARTUUID=6b1c4e24-5a3d-4c8f-9e71-0d2f3a4b5c6d
 D13V_SWAP_MB=1024
 # AES-NI, as on the machines the installer runs on (QEMU's TCG has it): the kernel's dm-crypt
 # and efiresume's AES-XTS use it (without it efiresume reads an image 13x slower)
-D13V_QEMU_CPU=${D13V_QEMU_CPU:-$DEB_QEMU_CPU,+aes}
+# (with SSSE3 and SSE4.1, which aesni_intel also uses: with +aes alone its self-test hit an
+# invalid opcode, pshufb, and dm-crypt failed with "Error allocating crypto tfm (-ETIMEDOUT)")
+D13V_QEMU_CPU=${D13V_QEMU_CPU:-$DEB_QEMU_CPU,+aes,+pclmulqdq,+ssse3,+sse4.1,+sse4.2}
 D13V_CMDLINE="root=/dev/mapper/$D13V_VGM-root ro console=ttyS0,115200 panic=-1 ${DEB_CMDLINE#*panic=-1 }"
 
 # _d13v_rootfs DIR: debian13.sh's tree plus the volume tools (the packages downloaded
