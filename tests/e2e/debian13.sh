@@ -389,8 +389,8 @@ EOF
 		expect "$d/boot1.log" "$unlock_re" "the initramfs asked for the passphrase (cryptsetup-initramfs)" || ok=1
 		expect "$d/boot1.log" "EFIRESUME-TEST: layout: .*$D13V_CRYPT crypt LVM2_member" "the VG inside LUKS ($D13V_CRYPT)" || ok=1
 		expect "$d/boot1.log" 'EFIRESUME-TEST: luks: Version: 2' "LUKS2" || ok=1
-		expect "$d/boot1.log" 'EFIRESUME-TEST: luks: cipher: aes-xts-plain64' "aes-xts-plain64 (cryptsetup's default)" || ok=1
-		expect "$d/boot1.log" 'EFIRESUME-TEST: luks: PBKDF: argon2id' "argon2id (cryptsetup's default)" || ok=1
+		expect "$d/boot1.log" 'EFIRESUME-TEST: luks: +cipher: aes-xts-plain64' "aes-xts-plain64 (cryptsetup's default)" || ok=1
+		expect "$d/boot1.log" 'EFIRESUME-TEST: luks: +PBKDF: argon2id' "argon2id (cryptsetup's default)" || ok=1
 		sed -n 's/.*EFIRESUME-TEST: luks: \(.*\)/  | \1/p' "$d/boot1.log.txt" | sort -u
 	fi
 	check_install boot1 $mode
