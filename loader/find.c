@@ -147,6 +147,7 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 		if (image->dev) {
 			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
 			image->named = TRUE;
+			image->place = *hl;
 		}
 	}
 	if (matched == 0)
@@ -242,6 +243,7 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 		if (sel.why == ER_SEL_HINT) {
 			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
 			image->named = TRUE;
+			image->place = *hl;
 		}
 	} else if (configured(cfg) && sel.why == ER_SEL_NONE) {
 		log_info(L"no image on the configured resume device\n");
@@ -310,10 +312,26 @@ BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size)
 {
 	*saved = NULL;
 	*size = 0;
-	if (sd->our_location || !sd->named)
+	if (!sd->named)
 		return FALSE;
 	if (EFI_ERROR(er_get_variable(L"HibernateLocation", &systemd_guid, ER_LOCATION_MAX, (void **)saved, size)))
 		return FALSE;
+	/* EfiresumeLocation named the image: systemd 254+ wrote HibernateLocation at the same
+	 * hibernation. Left behind, it would name this image's swap after the resume (no
+	 * systemd-hibernate-resume runs, and systemd-hibernate-clear only on a normal boot
+	 * after the initramfs): the next boot through efiresume would find a stale hint, and
+	 * ask for a passphrase when the swap is encrypted. Deleted too when it names the
+	 * same place; one naming another place is not this image's and is left alone. */
+	if (sd->our_location) {
+		struct er_location theirs;
+		if (!er_location_read(*saved, *size, ER_LOC_UTF16LE, &theirs, NULL) ||
+		    !er_location_same_place(&theirs, &sd->place)) {
+			er_free(*saved);
+			*saved = NULL;
+			*size = 0;
+			return FALSE;
+		}
+	}
 	if (EFI_ERROR(er_set_variable(L"HibernateLocation", &systemd_guid, ER_VAR_NV_BS_RT, NULL, 0))) {
 		er_free(*saved);
 		*saved = NULL;

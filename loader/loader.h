@@ -16,6 +16,7 @@ struct er_swapdev {
 	BOOLEAN our_location;   /* EfiresumeLocation is set: deleted once it has served */
 	BOOLEAN stale_location; /* the location variable names a place without an image */
 	BOOLEAN named;          /* the location variable names this image */
+	struct er_location place; /* when named: what that variable says (uuid, offset) */
 	char kernel[65];        /* kernelVersion from the location variable naming it, or "" */
 };
 
@@ -65,9 +66,11 @@ void er_stale_forget(void);
 
 /* loader/find.c: deletes EfiresumeLocation (it has served, or it is stale). */
 void er_location_done(const struct er_swapdev *sd);
-/* systemd's HibernateLocation named the image about to be resumed: deleted now (as
- * systemd-hibernate-resume deletes it before the kernel resumes), the bytes kept in *saved
- * to be put back by er_hibloc_put_back if the commit does not happen. FALSE: nothing done. */
+/* systemd's HibernateLocation named the image about to be resumed, or EfiresumeLocation
+ * did and HibernateLocation names the same place (er_location_same_place: both written at
+ * one hibernation): deleted now (as systemd-hibernate-resume deletes it before the kernel
+ * resumes), the bytes kept in *saved to be put back by er_hibloc_put_back if the commit
+ * does not happen. FALSE: nothing done. */
 BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size);
 void er_hibloc_put_back(char *saved, UINTN size);
 

@@ -260,3 +260,8 @@ void er_uuid_format(const uint8_t u[16], char out[37])
 	}
 	out[o] = 0;
 }
+
+bool er_location_same_place(const struct er_location *a, const struct er_location *b)
+{
+	return er_memcmp(a->uuid, b->uuid, sizeof(a->uuid)) == 0 && a->offset == b->offset;
+}

@@ -43,6 +43,12 @@ bool er_location_parse(const char *buf, size_t len, struct er_location *out);
  *    so none is taken. */
 enum er_location_enc { ER_LOC_UTF8, ER_LOC_UTF16LE };
 
+/* Do two location variables name one place: the same "uuid" and "offset" (what each
+ * writer takes from /sys/power/resume and resume_offset at the same hibernation)? The
+ * other members (kernelVersion, device, luks, lv) do not take part: systemd writes no
+ * device, luks or lv, and an offset of 0 is a swap partition or LV in both. */
+bool er_location_same_place(const struct er_location *a, const struct er_location *b);
+
 /* The largest variable taken (bytes, as stored). */
 #define ER_LOCATION_MAX 4096
 

@@ -23,12 +23,29 @@
 #                     is not configured for the file. boot 2: efiresume (first in BootOrder)
 #                     resumes; boot 3: efiresume runs, finds no image, no prompt, starts the
 #                     Debian entry's kernel
+#     lvm             the installer's guided LVM layout (tests/lib/debian13-vol.sh): root
+#                     and swap_1 LVs of efiresume-debian-vg on partition 2; install
+#                     (on-hibernate), hibernate to the swap LV; boot 2: efiresume (BootNext)
+#                     finds the image on the LV and resumes; boot 3: a normal boot, efiresume
+#                     does not run
+#     crypt-lvm       the guided encrypted LVM layout: that VG inside LUKS2 (cryptsetup's
+#                     defaults), /etc/crypttab, cryptsetup-initramfs. Boot 1: the initramfs
+#                     asks for the passphrase (typed on the serial console), install
+#                     --mode=always, hibernate; boot 2: efiresume asks at the firmware, a
+#                     wrong passphrase first, then the right one; it resumes, the initramfs
+#                     never asks; boot 3: efiresume runs, finds nothing to resume and asks
+#                     nothing, starts the Debian kernel, whose initramfs asks as usual
+#     crypt-lvm-faults  crypt-lvm, efiresume first in BootOrder, two hibernations: boot 2
+#                     three wrong passphrases at efiresume's prompt, boot 3 Esc; each time
+#                     efiresume commits nothing and starts the Debian kernel, whose initramfs
+#                     asks and whose own resume brings the system back (nothing lost);
+#                     boot 4: a normal boot, efiresume asks nothing, the initramfs asks
 #   Every boot 1 and resumed system prints `efiresume-install status` (what it says
 #   about the device stack is recorded in the log: status-*).
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
 set -euo pipefail
-. "$(dirname "$0")/../lib/debian13.sh"
-[ $# -eq 1 ] || { sed -n '3,28s/^# \{0,1\}//p' "$0"; exit 2; }
+. "$(dirname "$0")/../lib/debian13-vol.sh"
+[ $# -eq 1 ] || { sed -n '3,50s/^# \{0,1\}//p' "$0"; exit 2; }
 scen=$1
 ok=0
 
@@ -128,7 +145,11 @@ status_show() {
 }
 
 d=$(scratch "debian13-$scen")
-deb_fixture
+case $scen in
+lvm|crypt-lvm) d13v_fixture "$scen" ;;
+crypt-lvm-faults) d13v_fixture crypt-lvm ;;
+*) deb_fixture ;;
+esac
 deb_new "$d"
 entry=$(fixture_fact "$d" debian_entry)
 echo "fixture: $DEB_DIR (kernel $(fixture_fact "$d" kernel), Debian entry Boot$entry, BootOrder $(fixture_fact "$d" boot_order))"
@@ -297,6 +318,214 @@ EOF
 	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
 	check_work boot1 boot2 boot3
 	status_show boot1
+	;;
+lvm|crypt-lvm)
+	VGM=$D13V_VGM
+	uuid=$D13V_LUKS_UUID
+	unlock_re="Please unlock disk $D13V_CRYPT"
+	prompt_re="passphrase for luks-$uuid on .*try [0-9] of 3"
+	wrong='not the passphrase 13'
+	if [ $scen = crypt-lvm ]; then
+		mode=always
+		# the swap LV is encrypted: the host cannot read its signature; the guest reads it
+		# through the mapping (swap-sig-* values)
+		sig_is() { echo "  note: swap signature not read by the host (encrypted): $2"; }
+	else
+		mode=on-hibernate
+		DEB_SIG_AT=$(fixture_fact "$d" swap_lv_byte)
+	fi
+	{ guest_lib; echo "VGM=$VGM CRYPT=$D13V_CRYPT MODE=$mode"; cat <<'EOF'
+sys_facts
+say "layout: $(lsblk -nro NAME,TYPE,FSTYPE,MOUNTPOINTS /dev/vda | tr -s ' ' | paste -sd';')"
+say "swaps: $(swapon --show=NAME,TYPE,SIZE --noheadings | tr -s ' ' | paste -sd';')"
+# /proc/swaps names the LV by its dm-N node
+say "swap-lv=$(for n in $(swapon --show=NAME --noheadings); do [ "$(readlink -f $n)" = "$(readlink -f /dev/mapper/$VGM-swap_1)" ] && echo yes; done)"
+say "resume-dev=$(cat /sys/power/resume)"
+say "crypttab=$(tr -s ' \t' '_' < /etc/crypttab 2>/dev/null | paste -sd';')"
+if [ -e /dev/mapper/$CRYPT ]; then
+	cryptsetup luksDump /dev/vda2 | grep -E '^(Version|UUID):|cipher:|PBKDF:|Memory:|Time cost:' | tr -s ' \t' ' ' | sed 's/^/EFIRESUME-TEST: luks: /'
+fi
+run dpkg -i $IN/efiresume.deb
+run efiresume-install install --mode=$MODE
+say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+say "er-entry=$(er_entry)"
+sed 's/^/EFIRESUME-TEST: conf: /' /boot/efi/EFI/efiresume/efiresume.conf
+run efiresume-install status
+counter_start
+work_start
+work_check work-before
+hibernate_wait 300
+say "swap-sig-resumed=$(dd if=/dev/mapper/$VGM-swap_1 bs=1 skip=4086 count=10 2>/dev/null | tr -d '\0')"
+checks_resumed
+work_check work-after
+sleep 1
+work_check work-later
+say "hibloc-after=$(var_text $HIBLOC)"
+say "erloc-after=$(var_text $ERLOC)"
+efi_show
+er_journal
+EOF
+	} > "$d/boot1.sh"
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	{ guest_lib; echo "VGM=$VGM"; cat <<'EOF'
+sys_facts
+work_check work-boot
+say "swap-sig-boot=$(dd if=/dev/mapper/$VGM-swap_1 bs=1 skip=4086 count=10 2>/dev/null | tr -d '\0')"
+say "swaps: $(swapon --show=NAME,TYPE,SIZE --noheadings | tr -s ' ' | paste -sd';')"
+say "hibloc-at-boot=$(var_text $HIBLOC)"
+say "erloc-at-boot=$(var_text $ERLOC)"
+efi_show
+EOF
+	} > "$d/boot3.sh"
+	# every question answered (so that a wrong one cannot hang the boot), then checked
+	D13V_ANSWERS=("$unlock_re"$'\t'"$D13V_PASS")
+	echo "boot 1 (Debian 13 on $scen; install the package, efiresume-install install --mode=$mode, systemctl hibernate):"
+	d13v_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh" d13v_type
+	check_facts boot1
+	expect "$d/boot1.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
+	val_is boot1 swap-lv yes "swap on LV $D13V_VG/swap_1"
+	expect "$d/boot1.log" "EFIRESUME-TEST: layout: .*$VGM-root lvm ext4 /" "root on LV $D13V_VG/root" || ok=1
+	if [ $scen = crypt-lvm ]; then
+		expect "$d/boot1.log" "$unlock_re" "the initramfs asked for the passphrase (cryptsetup-initramfs)" || ok=1
+		expect "$d/boot1.log" "EFIRESUME-TEST: layout: .*$D13V_CRYPT crypt LVM2_member" "the VG inside LUKS ($D13V_CRYPT)" || ok=1
+		expect "$d/boot1.log" 'EFIRESUME-TEST: luks: Version: 2' "LUKS2" || ok=1
+		expect "$d/boot1.log" 'EFIRESUME-TEST: luks: +cipher: aes-xts-plain64' "aes-xts-plain64 (cryptsetup's default)" || ok=1
+		expect "$d/boot1.log" 'EFIRESUME-TEST: luks: +PBKDF: argon2id' "argon2id (cryptsetup's default)" || ok=1
+		sed -n 's/.*EFIRESUME-TEST: luks: \(.*\)/  | \1/p' "$d/boot1.log.txt" | sort -u
+	fi
+	check_install boot1 $mode
+	check_hibernated boot1
+	echo "boot 2 (the firmware starts efiresume$([ $scen = crypt-lvm ] && echo '; a wrong passphrase, then the right one'); it resumes):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"$wrong"$'\t'"$D13V_PASS" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type
+	if [ $scen = crypt-lvm ]; then
+		expect "$d/boot2.log" "${ER_RE}passphrase for luks-$uuid on .* \\(try 1 of 3, Esc: skip\\)" "efiresume asked for the passphrase of luks-$uuid" || ok=1
+		expect "$d/boot2.log" "${ER_RE}luks-$uuid: wrong passphrase" "the wrong passphrase refused" || ok=1
+		expect "$d/boot2.log" "${ER_RE}passphrase for luks-$uuid on .* \\(try 2 of 3, Esc: skip\\)" "asked again (try 2 of 3)" || ok=1
+		expect "$d/boot2.log" "${ER_RE}luks-$uuid: unlocked \\(keyslot 0, argon2id" "unlocked (keyslot 0, argon2id)" || ok=1
+		sed -n 's/.*efiresume: \(luks-.*: \(unlocked\|LUKS2\) .*\)/  | \1/p' "$d/boot2.log.txt"
+		expect_not "$d/boot2.log" "$unlock_re" "the initramfs never asked (no kernel booted in between)" || ok=1
+		for p in "$D13V_PASS" "$wrong"; do
+			grep -aqF -- "$p" "$d/boot2.log" && { echo "  WRONG: a passphrase is on the console"; ok=1; }
+		done
+		val_is boot2 swap-sig-resumed SWAPSPACE2 "the swap LV's signature (read through the mapping) reset to SWAPSPACE2"
+	fi
+	check_efiresume_resumed boot2 "swap LV $D13V_VG/swap_1: hibernation image"
+	check_resumed boot1 boot2
+	val_is boot2 bootcurrent "$er" "BootCurrent: the efiresume entry"
+	val_is boot2 bootnext none "BootNext gone after the resume"
+	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
+	val_is boot2 erloc-after none "no EfiresumeLocation left after the resume"
+	echo "boot 3 (a normal boot, nothing to resume):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"ESC" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh" d13v_type
+	qemu_ok
+	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
+	if [ $scen = crypt-lvm ]; then
+		expect "$d/boot3.log" "BdsDxe: starting Boot$er \"Resume hibernated Linux\"" "the firmware started efiresume (Boot$er, first in BootOrder)" || ok=1
+		expect "$d/boot3.log" "${ER_RE}luks-$uuid on .*: encrypted \\(not unlocked: nothing to resume\\)" "efiresume: encrypted, nothing to resume" || ok=1
+		expect_not "$d/boot3.log" "${ER_RE}.*(passphrase for|resuming in|found a hibernated)" "efiresume asked nothing (no stale prompt)" || ok=1
+		expect "$d/boot3.log" "${ER_RE}starting .EFI.debian.vmlinuz.efi" "efiresume started the Debian entry's kernel" || ok=1
+		expect "$d/boot3.log" "$unlock_re" "the initramfs asked for the passphrase as usual" || ok=1
+		val_is boot3 swap-sig-boot SWAPSPACE2 "the swap LV's signature (through the mapping)"
+	else
+		expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
+		expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
+		val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"
+	fi
+	val_is boot3 hibloc-at-boot none "no HibernateLocation"
+	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
+	check_work boot1 boot2 boot3
+	status_show boot1
+	;;
+crypt-lvm-faults)
+	# two hibernations of one system; efiresume does not unlock either, the Debian kernel's
+	# initramfs asks for the passphrase and the kernel's own resume brings the system back
+	VGM=$D13V_VGM
+	uuid=$D13V_LUKS_UUID
+	unlock_re="Please unlock disk $D13V_CRYPT"
+	prompt_re="passphrase for luks-$uuid on .*try [0-9] of 3"
+	wrong1='not the passphrase 13' wrong2='efiresume trixie 12' wrong3='Efiresume trixie 13'
+	sig_is() { echo "  note: swap signature not read by the host (encrypted): $2"; }
+	kresume_re='PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image signature found, resuming'
+	{ guest_lib; echo "VGM=$VGM"; cat <<'EOF'
+sys_facts
+run dpkg -i $IN/efiresume.deb
+run efiresume-install install --mode=always
+say "er-entry=$(er_entry)"
+say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+counter_start
+work_start
+work_check work-before
+hibernate_wait 300
+checks_resumed
+work_check work-after
+sleep 1
+work_check work-later
+efi_show
+say "cycle-2"
+hibernate_wait 300
+checks_resumed
+work_check work-after
+sleep 1
+work_check work-later
+say "hibloc-after=$(var_text $HIBLOC)"
+say "erloc-after=$(var_text $ERLOC)"
+efi_show
+EOF
+	} > "$d/boot1.sh"
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	cp "$d/boot2.sh" "$d/boot3.sh"
+	{ guest_lib; echo "VGM=$VGM"; cat <<'EOF'
+sys_facts
+work_check work-boot
+say "hibloc-at-boot=$(var_text $HIBLOC)"
+say "erloc-at-boot=$(var_text $ERLOC)"
+efi_show
+EOF
+	} > "$d/boot4.sh"
+	D13V_ANSWERS=("$unlock_re"$'\t'"$D13V_PASS" "$prompt_re"$'\t'"ESC")
+	echo "boot 1 (install --mode=always, systemctl hibernate):"
+	d13v_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh" d13v_type
+	check_install boot1 always
+	check_hibernated boot1
+	echo "boot 2 (efiresume: three wrong passphrases; the Debian kernel, its initramfs asks, the kernel resumes):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"$wrong1"$'\t'"$wrong2"$'\t'"$wrong3" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type
+	qemu_ok
+	n=$(grep -ac "efiresume: luks-$uuid: wrong passphrase" "$d/boot2.log.txt" || true)
+	[ "$n" = 3 ] && echo "  ok: 3 'wrong passphrase' lines" || { echo "  WRONG: $n 'wrong passphrase' lines"; ok=1; }
+	expect "$d/boot2.log" "${ER_RE}luks-$uuid: 3 wrong passphrases; booting normally \\(the initramfs will ask\\)" "3 wrong: booting normally" || ok=1
+	expect_not "$d/boot2.log" "${ER_RE}.*(unlocked \\(|handing off|swap signature (reset|restored))" "not unlocked, nothing committed" || ok=1
+	expect "$d/boot2.log" "${ER_RE}starting .EFI.debian.vmlinuz.efi" "efiresume started the Debian entry's kernel" || ok=1
+	expect "$d/boot2.log" "$unlock_re" "the initramfs asked for the passphrase" || ok=1
+	expect "$d/boot2.log" "$kresume_re" "the kernel's own resume read the image" || ok=1
+	for p in "$D13V_PASS" "$wrong1" "$wrong2" "$wrong3"; do
+		grep -aqF -- "$p" "$d/boot2.log" && { echo "  WRONG: a passphrase is on the console"; ok=1; }
+	done
+	check_resumed boot1 boot2
+	val_is boot2 work-after-consistent yes "the file written across the hibernation: every line in order"
+	expect "$d/boot2.log" 'EFIRESUME-TEST: cycle-2' "the resumed system hibernated again" || ok=1
+	n=$(grep -acE 'PM: hibernation: Wrote [0-9]+ kbytes' "$d/boot2.log.txt" || true)
+	[ "$n" -ge 1 ] && echo "  ok: the kernel wrote the second image" || { echo "  WRONG: no second image written"; ok=1; }
+	echo "boot 3 (efiresume: Esc at the prompt; the initramfs asks, the kernel resumes):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"ESC" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh" d13v_type
+	expect "$d/boot3.log" "${ER_RE}passphrase for luks-$uuid on .* \\(try 1 of 3, Esc: skip\\)" "efiresume asked" || ok=1
+	expect "$d/boot3.log" "${ER_RE}luks-$uuid: skipped \\(Esc\\)" "skipped (Esc)" || ok=1
+	expect_not "$d/boot3.log" "${ER_RE}.*(unlocked \\(|wrong passphrase|try 2 of 3|handing off)" "not asked again, nothing committed" || ok=1
+	expect "$d/boot3.log" "$unlock_re" "the initramfs asked for the passphrase" || ok=1
+	expect "$d/boot3.log" "$kresume_re" "the kernel's own resume read the image" || ok=1
+	check_resumed boot2 boot3
+	val_is boot3 work-after-consistent yes "the file written across both hibernations: every line in order"
+	echo "boot 4 (a normal boot: efiresume asks nothing, the initramfs asks):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"ESC" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" boot4 "$DEB_TIMEOUT" "$d/boot4.sh" d13v_type
+	qemu_ok
+	expect "$d/boot4.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
+	expect_not "$d/boot4.log" "${ER_RE}.*(passphrase for|resuming in|found a hibernated)" "efiresume asked nothing" || ok=1
+	expect "$d/boot4.log" "$unlock_re" "the initramfs asked as usual" || ok=1
+	check_work boot1 boot3 boot4
 	;;
 *)
 	echo "unknown scenario $scen"; exit 2 ;;

@@ -4,7 +4,9 @@
 # already? Exit 0 if so; otherwise prints what is missing and exits 1. `make test` runs the
 # slow tier only when warm; `make test-slow` builds what is missing.
 #   - the patched 6.12 test kernel for the current series (tests/lib/kernel-build.sh --dir);
-#   - a built Debian 13 root filesystem (tests/lib/debian13.sh, $CACHE/debian13/rootfs-*.done).
+#   - a built Debian 13 root filesystem (tests/lib/debian13.sh, $CACHE/debian13/rootfs-*.done);
+#   - the Debian 13 installer-layout disks (lvm, crypt-lvm) of the current recipe
+#     (tests/lib/debian13-vol.sh, $CACHE/debian13-vol/<key>-<layout>/.done).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -12,6 +14,11 @@ missing=()
 kdir=$("$here/kernel-build.sh" --dir 2>/dev/null || true)
 [ -n "$kdir" ] && [ -f "$kdir/bzImage" ] || missing+=("the test kernel (make kernel)")
 compgen -G "$CACHE/debian13/rootfs-*.done" >/dev/null || missing+=("the Debian 13 system (tests/lib/debian13.sh)")
+# the installer layouts' disks of the current recipe (made by an installer boot, 10+ min)
+for l in lvm crypt-lvm; do
+	[ -f "$(bash "$here/debian13-vol.sh" --dir $l)/.done" ] ||
+		missing+=("the Debian 13 $l disk (tests/lib/debian13-vol.sh)")
+done
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "not in the cache ($CACHE): ${missing[*]}"
 exit 1

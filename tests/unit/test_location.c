@@ -444,6 +444,36 @@ static void test_utf16_as_systemd_writes(void **state)
 }
 
 /* systemd's reader (utf16_to_utf8 over the whole size) does not need the NUL; nor does this one */
+/* One hibernation on Debian 13 with efiresume installed: systemd's HibernateLocation and
+ * the sleep hook's EfiresumeLocation (with device, luks, lv) name one place; efiresume,
+ * resuming through EfiresumeLocation, deletes HibernateLocation only then (issue 16:
+ * left behind it made the next boot through efiresume ask for the passphrase again). */
+static void test_same_place(void **state)
+{
+	(void)state;
+	size_t n;
+	uint8_t *b = iconv16(DEB13, 1, &n);
+	struct er_location theirs, ours, other;
+	assert_true(read16(b, n, &theirs, NULL));
+	const char hook[] = "{\"uuid\":\"041cb22c-7a3e-4b1f-9c2d-5e6f7a8b9c0d\",\"offset\":0,\"device\":\"253:1\","
+			    "\"kernelVersion\":\"6.12.118+deb13-amd64\",\"luks\":\"7d3e9a10-4c2b-4f1e-9a8d-5b6c7d8e9f01\","
+			    "\"lv\":\"efiresume-debian-vg/swap_1\"}";
+	assert_true(er_location_read(hook, strlen(hook), ER_LOC_UTF8, &ours, NULL));
+	assert_true(er_location_same_place(&theirs, &ours));
+	assert_true(er_location_same_place(&ours, &theirs));
+	/* a swap file: the same filesystem, another page */
+	other = ours;
+	other.offset = 71680;
+	assert_false(er_location_same_place(&theirs, &other));
+	ours.offset = 71680;
+	assert_true(er_location_same_place(&other, &ours));
+	/* another swap area */
+	other = theirs;
+	other.uuid[15] ^= 1;
+	assert_false(er_location_same_place(&theirs, &other));
+	free(b);
+}
+
 static void test_utf16_without_nul(void **state)
 {
 	(void)state;
@@ -703,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_luks_lv_malformed),
 		cmocka_unit_test(test_luks_uuid_cryptsetup),
 		cmocka_unit_test(test_utf16_as_systemd_writes),
+		cmocka_unit_test(test_same_place),
 		cmocka_unit_test(test_utf16_without_nul),
 		cmocka_unit_test(test_utf16_odd_and_truncated),
 		cmocka_unit_test(test_utf16_embedded_nul),
