@@ -360,9 +360,11 @@ _d13v_fixture_locked() {
 	mkdir -p "$d"
 		_d13v_install "$layout" "$d" || { echo "  debian13-vol fixture ($layout) FAILED; see $d"; return 1; }
 	touch "$d/.done"
-	# old builds of this layout and old trees
+	# old builds of this layout (exactly <hash>-<layout>: "*-lvm" also matched the crypt-lvm
+	# disk, and an lvm build removed it) and old trees
 	for t in "$D13V_TOP"/*-"$layout"/ "$D13V_TOP"/rootfs-*/; do
 		t=${t%/}
+		[[ ${t##*/} =~ ^[0-9a-f]+-$layout$ || ${t##*/} == rootfs-* ]] || continue
 		case $t in "$d"|"$D13V_TREE") ;; *) [ -e "$t" ] && rm -rf "$t" "$t.done" "$t.log" ;; esac
 	done
 	say "debian13-vol fixture: done ($d)"
