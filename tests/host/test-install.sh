@@ -669,6 +669,17 @@ out=$(runhook post hibernate 2>&1); rc=$?
 check "hook post hibernate: status" "$rc" 0
 [ -e "$V/BootNext-$G" ] && fail "hook post: BootNext still set" || ok "hook post: BootNext cleared"
 [ -e "$loc" ] && fail "hook post: EfiresumeLocation still there" || ok "hook post: EfiresumeLocation deleted"
+# systemd's HibernateLocation left after a resume by initramfs-tools (no systemd-hibernate-
+# resume there): post deletes it, or the next boot through efiresume asks again (debian13
+# crypt-lvm-faults boot 4); a variable of another vendor with that name stays
+hibloc '{"uuid":"'"$(blkid -o value -s UUID "$M/dev/vda2")"'","offset":0,"kernelVersion":"6.12.57+deb13-amd64"}'
+printf '\7\0\0\0x' > "$V/HibernateLocation-$G"
+out=$(runhook post hibernate 2>&1); rc=$?
+check "hook post, HibernateLocation left: status" "$rc" 0
+[ -e "$HL" ] && fail "hook post: HibernateLocation still there" || ok "hook post: HibernateLocation deleted"
+has "hook post: says so" "$out" "HibernateLocation deleted"
+[ -e "$V/HibernateLocation-$G" ] && ok "hook post: another vendor's HibernateLocation kept" || fail "hook post: another vendor's HibernateLocation deleted"
+rm -f "$V/HibernateLocation-$G"
 # post must not touch a BootNext that points elsewhere
 u16var "$V/BootNext-$G" 0001
 runhook post hibernate >/dev/null 2>&1
