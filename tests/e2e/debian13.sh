@@ -40,6 +40,16 @@
 #                     efiresume commits nothing and starts the Debian kernel, whose initramfs
 #                     asks and whose own resume brings the system back (nothing lost);
 #                     boot 4: a normal boot, efiresume asks nothing, the initramfs asks
+#     crypt-lvm-faults also cuts the power (QEMU killed) once efiresume has unlocked the
+#                     container and found the image, before it commits: the next boot asks again
+#     btrfs           root on Btrfs (subvolume @rootfs, as the installer makes it) and a swap
+#                     file made the Btrfs way (btrfs filesystem mkswapfile in a /swap
+#                     subvolume; resume=UUID= resume_offset= from btrfs inspect-internal
+#                     map-swapfile -r): install (on-hibernate), hibernate to the swap file;
+#                     boot 2: efiresume (BootNext) takes the file from EfiresumeLocation and
+#                     resumes; boot 3: a normal boot, efiresume does not run
+#   EFIRESUME_DEBIAN=12: lvm, crypt-lvm and crypt-lvm-faults on Debian 12 "bookworm" (systemd
+#   252, 6.1) made by the same installer recipe (tests/lib/debian13-vol.sh)
 #   Every boot 1 and resumed system prints `efiresume-install status` (what it says
 #   about the device stack is recorded in the log: status-*).
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
@@ -110,13 +120,15 @@ check_work() {
 	fi
 }
 
-# check_facts N: a Debian 13 system with systemd 257 and a 6.12 kernel
+# check_facts N: a Debian 13 system with systemd 257 and a 6.12 kernel (EFIRESUME_DEBIAN=12:
+# Debian 12, systemd 252, 6.1)
 check_facts() {
-	val_is "$1" os debian-13 "Debian 13"
-	local s k
+	local s k sv=257 kv=6.12
+	[ "${EFIRESUME_DEBIAN:-13}" = 12 ] && sv=252 kv=6.1
+	val_is "$1" os "debian-${EFIRESUME_DEBIAN:-13}" "Debian ${EFIRESUME_DEBIAN:-13}"
 	s=$(deb_val "$d" "$1" systemd) k=$(deb_val "$d" "$1" kernel)
-	[[ $s =~ ^[0-9]+$ ]] && [ "$s" -ge 257 ] && echo "  ok: systemd $s" || { echo "  WRONG: systemd '$s'"; ok=1; }
-	[[ $k == 6.12.* ]] && echo "  ok: kernel $k" || { echo "  WRONG: kernel '$k'"; ok=1; }
+	[[ $s =~ ^[0-9]+$ ]] && [ "$s" -ge $sv ] && echo "  ok: systemd $s" || { echo "  WRONG: systemd '$s'"; ok=1; }
+	[[ $k == $kv.* ]] && echo "  ok: kernel $k" || { echo "  WRONG: kernel '$k'"; ok=1; }
 }
 
 # check_install N MODE
@@ -144,9 +156,13 @@ status_show() {
 	sed -nE 's/.*EFIRESUME-TEST: efiresume-install: (.*)/  | \1/p' "$d/$1.log.txt" | tr -d '\r'
 }
 
-d=$(scratch "debian13-$scen")
+case ${EFIRESUME_DEBIAN:-13}/$scen in
+13/*|12/lvm|12/crypt-lvm|12/crypt-lvm-faults) ;;
+*) echo "EFIRESUME_DEBIAN=${EFIRESUME_DEBIAN:-13}: no scenario $scen"; exit 2 ;;
+esac
+d=$(scratch "debian${EFIRESUME_DEBIAN:-13}-$scen")
 case $scen in
-lvm|crypt-lvm) d13v_fixture "$scen" ;;
+lvm|crypt-lvm|btrfs) d13v_fixture "$scen" ;;
 crypt-lvm-faults) d13v_fixture crypt-lvm ;;
 *) deb_fixture ;;
 esac
@@ -489,7 +505,14 @@ EOF
 	d13v_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh" d13v_type
 	check_install boot1 always
 	check_hibernated boot1
-	echo "boot 2 (efiresume: three wrong passphrases; the Debian kernel, its initramfs asks, the kernel resumes):"
+	echo "boot 1b (efiresume: the right passphrase; the power cut once it has unlocked, before it commits):"
+	D13V_ANSWERS=("$prompt_re"$'\t'"$D13V_PASS" "${ER_RE}luks-$uuid: unlocked \\(keyslot"$'\t'"POWERCUT" "$unlock_re"$'\t'"$D13V_PASS")
+	d13v_boot "$d" cut "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type
+	[ "$DEB_RC" = 137 ] && echo "  ok: the power cut (QEMU killed, status $DEB_RC)" || { echo "  WRONG: QEMU status $DEB_RC, not killed"; ok=1; }
+	expect "$d/cut.log" "${ER_RE}luks-$uuid: unlocked \\(keyslot 0" "efiresume unlocked the container" || ok=1
+	expect_not "$d/cut.log" "${ER_RE}.*(handing off|swap signature (reset|restored))|Linux version" "cut before the commit (no hand-off, no kernel)" || ok=1
+	echo "  the last lines efiresume printed: $(grep -a "$ER_RE" "$d/cut.log.txt" | tail -2 | tr -d '\r' | paste -sd'|')"
+	echo "boot 2 (efiresume asks again: three wrong passphrases; the Debian kernel, its initramfs asks, the kernel resumes):"
 	D13V_ANSWERS=("$prompt_re"$'\t'"$wrong1"$'\t'"$wrong2"$'\t'"$wrong3" "$unlock_re"$'\t'"$D13V_PASS")
 	d13v_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type
 	qemu_ok
@@ -526,6 +549,87 @@ EOF
 	expect_not "$d/boot4.log" "${ER_RE}.*(passphrase for|resuming in|found a hibernated)" "efiresume asked nothing" || ok=1
 	expect "$d/boot4.log" "$unlock_re" "the initramfs asked as usual" || ok=1
 	check_work boot1 boot3 boot4
+	;;
+btrfs)
+	off=$(fixture_fact "$d" swapfile_offset)
+	DEB_SIG_AT=$(fixture_fact "$d" swapfile_byte)
+	fsu=$D13V_ROOT_UUID
+	{ guest_lib; cat <<'EOF'
+sys_facts
+say "layout: $(lsblk -nro NAME,TYPE,FSTYPE,MOUNTPOINTS /dev/vda | tr -s ' ' | paste -sd';')"
+say "rootfs=$(findmnt -no FSTYPE,UUID / | tr -s ' ' '_') $(findmnt -no OPTIONS / | tr ',' '\n' | grep '^subvol=' | paste -sd,)"
+say "swaps: $(swapon --show=NAME,TYPE,SIZE --noheadings | tr -s ' ' | paste -sd';')"
+say "swap-subvolume=$(btrfs subvolume show /swap 2>/dev/null | sed -n 's/^[[:space:]]*Name:[[:space:]]*//p')"
+say "swapfile-nocow=$(lsattr -d /swap/swapfile 2>/dev/null | cut -c1-22 | grep -q C && echo yes || echo no)"
+say "resume-dev=$(cat /sys/power/resume)"
+say "resume-offset=$(cat /sys/power/resume_offset)"
+say "map-swapfile=$(btrfs inspect-internal map-swapfile -r /swap/swapfile)"
+say "cmdline-resume=$(tr ' ' '\n' < /proc/cmdline | grep '^resume' | paste -sd,)"
+run dpkg -i $IN/efiresume.deb
+run efiresume-install install
+say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+say "er-entry=$(er_entry)"
+run efiresume-install status
+counter_start
+work_start
+work_check work-before
+hibernate_wait 300
+checks_resumed
+work_check work-after
+sleep 1
+work_check work-later
+say "hibloc-after=$(var_text $HIBLOC)"
+say "erloc-after=$(var_text $ERLOC)"
+efi_show
+er_journal
+EOF
+	} > "$d/boot1.sh"
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	{ guest_lib; cat <<'EOF'
+sys_facts
+work_check work-boot
+say "swaps: $(swapon --show=NAME,TYPE,SIZE --noheadings | tr -s ' ' | paste -sd';')"
+say "hibloc-at-boot=$(var_text $HIBLOC)"
+say "erloc-at-boot=$(var_text $ERLOC)"
+efi_show
+EOF
+	} > "$d/boot3.sh"
+	echo "boot 1 (Debian ${EFIRESUME_DEBIAN:-13}, root on Btrfs, swap file /swap/swapfile at page $off; install, systemctl hibernate):"
+	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
+	check_facts boot1
+	expect "$d/boot1.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
+	val_is boot1 rootfs "btrfs_$fsu subvol=/@rootfs" "root on Btrfs, subvolume @rootfs"
+	expect "$d/boot1.log" "EFIRESUME-TEST: swaps: /swap/swapfile file 512M" "only the swap file /swap/swapfile (512 MiB) is active" || ok=1
+	val_is boot1 swap-subvolume swap "the swap file in a subvolume of its own"
+	val_is boot1 swapfile-nocow yes "the swap file is NOCOW (chattr +C, as mkswapfile makes it)"
+	[[ $off =~ ^[1-9][0-9]*$ ]] && echo "  ok: map-swapfile -r at install: $off" || { echo "  WRONG: swap file offset '$off'"; ok=1; }
+	val_is boot1 map-swapfile "$off" "btrfs inspect-internal map-swapfile -r in the system"
+	val_is boot1 resume-offset "$off" "the kernel's resume_offset (from the command line)"
+	val_is boot1 cmdline-resume "resume=UUID=$fsu,resume_offset=$off" "resume=UUID= resume_offset= on the command line"
+	check_install boot1 on-hibernate
+	expect "$d/boot1.log" "EFIRESUME-TEST: efiresume-install: .*btrfs inspect-internal map-swapfile" "efiresume-install status: the swap file's offset by btrfs map-swapfile" || ok=1
+	check_hibernated boot1
+	echo "boot 2 (the firmware starts efiresume through BootNext; the swap file from EfiresumeLocation):"
+	deb_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh"
+	expect "$d/boot2.log" "${ER_RE}EfiresumeLocation: swap file at page $off of the filesystem UUID $fsu" "efiresume read the swap file's place from EfiresumeLocation" || ok=1
+	check_efiresume_resumed boot2 "swap file at page $off of PARTUUID=$D13V_PV_PARTUUID.*hibernation image"
+	check_resumed boot1 boot2
+	val_is boot2 bootcurrent "$er" "BootCurrent: the efiresume entry"
+	val_is boot2 bootnext none "BootNext gone after the resume"
+	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
+	val_is boot2 erloc-after none "no EfiresumeLocation left after the resume"
+	echo "boot 3 (a normal boot, nothing to resume):"
+	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh"
+	qemu_ok
+	expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
+	expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
+	expect_not "$d/boot3.log" 'PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image signature found' "the kernel found nothing to resume" || ok=1
+	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
+	expect "$d/boot3.log" "EFIRESUME-TEST: swaps: /swap/swapfile file 512M" "the swap file in use again" || ok=1
+	val_is boot3 hibloc-at-boot none "no HibernateLocation"
+	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
+	check_work boot1 boot2 boot3
+	status_show boot1
 	;;
 *)
 	echo "unknown scenario $scen"; exit 2 ;;

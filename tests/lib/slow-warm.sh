@@ -5,8 +5,9 @@
 # slow tier only when warm; `make test-slow` builds what is missing.
 #   - the patched 6.12 test kernel for the current series (tests/lib/kernel-build.sh --dir);
 #   - a built Debian 13 root filesystem (tests/lib/debian13.sh, $CACHE/debian13/rootfs-*.done);
-#   - the Debian 13 installer-layout disks (lvm, crypt-lvm) of the current recipe
-#     (tests/lib/debian13-vol.sh, $CACHE/debian13-vol/<key>-<layout>/.done).
+#   - the installer-layout disks of the current recipe (tests/lib/debian13-vol.sh,
+#     $CACHE/debian1N-vol/<key>-<layout>/.done): Debian 13 lvm, crypt-lvm, btrfs; Debian 12
+#     crypt-lvm.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -15,9 +16,9 @@ kdir=$("$here/kernel-build.sh" --dir 2>/dev/null || true)
 [ -n "$kdir" ] && [ -f "$kdir/bzImage" ] || missing+=("the test kernel (make kernel)")
 compgen -G "$CACHE/debian13/rootfs-*.done" >/dev/null || missing+=("the Debian 13 system (tests/lib/debian13.sh)")
 # the installer layouts' disks of the current recipe (made by an installer boot, 10+ min)
-for l in lvm crypt-lvm; do
-	[ -f "$(bash "$here/debian13-vol.sh" --dir $l)/.done" ] ||
-		missing+=("the Debian 13 $l disk (tests/lib/debian13-vol.sh)")
+for l in 13/lvm 13/crypt-lvm 13/btrfs 12/crypt-lvm; do
+	[ -f "$(EFIRESUME_DEBIAN=${l%/*} bash "$here/debian13-vol.sh" --dir ${l#*/})/.done" ] ||
+		missing+=("the Debian ${l%/*} ${l#*/} disk (tests/lib/debian13-vol.sh)")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "not in the cache ($CACHE): ${missing[*]}"
