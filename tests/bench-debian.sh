@@ -18,12 +18,20 @@
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
 #   BENCH_DEBIAN=13: the same on the Debian 13 system (tests/lib/debian13.sh: systemd 257,
 #   Debian's 6.12 kernel, built and cached by the first run that needs it).
+#   BENCH_LAYOUT=crypt-lvm: the installer's encrypted-LVM layout instead (tests/lib/debian13-vol.sh:
+#   swap_1 and root LVs in a VG inside LUKS2 with cryptsetup's defaults, crypttab,
+#   cryptsetup-initramfs): the passphrase is typed on the serial console where it is asked
+#   (efiresume at the firmware; the initramfs on the kernel path), as a user types it, and
+#   the LUKS unlock's share is reported: from the prompt line's end (the typed Enter) to
+#   "unlocked" on each path, and efiresume's own key-derivation time.
 set -euo pipefail
 REL=${BENCH_DEBIAN:-12}
-case $REL in
-12) . "$(dirname "$0")/lib/debian.sh" ;;
-13) . "$(dirname "$0")/lib/debian13.sh" ;;
-*) echo "BENCH_DEBIAN=$REL: 12 or 13" >&2; exit 2 ;;
+LAYOUT=${BENCH_LAYOUT:-plain}
+case $REL/$LAYOUT in
+12/plain) . "$(dirname "$0")/lib/debian.sh" ;;
+13/plain) . "$(dirname "$0")/lib/debian13.sh" ;;
+1[23]/crypt-lvm) EFIRESUME_DEBIAN=$REL . "$(dirname "$0")/lib/debian13-vol.sh" ;;
+*) echo "BENCH_DEBIAN=$REL BENCH_LAYOUT=$LAYOUT: 12 or 13, plain or crypt-lvm" >&2; exit 2 ;;
 esac
 RUNS=${RUNS:-${BENCH_RUNS:-3}}
 TMO=${BENCH_DEBIAN_TIMEOUT:-600}
@@ -36,7 +44,17 @@ span() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "nan"; e
 
 deb=${EFIRESUME_DEB:-$(ls -t "$TOP"/build/efiresume_*_amd64.deb 2>/dev/null | head -1)}
 [ -n "$deb" ] && [ -f "$deb" ] || { echo "no .deb: make deb (or EFIRESUME_DEB=FILE)" >&2; exit 1; }
-deb_fixture
+if [ "$LAYOUT" = crypt-lvm ]; then
+	d13v_fixture crypt-lvm
+	BENCH_CPU=$D13V_QEMU_CPU
+	UNLOCK_RE="Please unlock disk $D13V_CRYPT"
+	PROMPT_RE="passphrase for luks-$D13V_LUKS_UUID on .*try [0-9] of 3"
+	# the swap LV is encrypted: its signature is not read on the host
+	deb_swap_sig() { echo S1SUSPEND; }
+else
+	deb_fixture
+	BENCH_CPU=$DEB_QEMU_CPU
+fi
 
 # --- the two hibernated templates -------------------------------------------------------
 # the guest commands of the boot that hibernates (and, in the resumed system, goes on)
@@ -58,7 +76,7 @@ EOF
 }
 
 # the key: the fixture, the .deb, the guest's helpers and the commands above
-tkey=$( { echo "${DEB_DIR##*/}"; sha256sum < "$deb"; cat "$DEB_GUEST/lib.sh"; tpl_script efiresume; tpl_script kernel; } | sha256sum | cut -c1-12)
+tkey=$( { echo "${DEB_DIR##*/} $LAYOUT"; sha256sum < "$deb"; cat "$DEB_GUEST/lib.sh"; tpl_script efiresume; tpl_script kernel; } | sha256sum | cut -c1-12)
 TPL=$CACHE/bench-debian/$tkey
 
 make_template() {
@@ -68,7 +86,12 @@ make_template() {
 	deb_new "$t"
 	[ "$kind" = efiresume ] && cp "$deb" "$t/fwcfg/efiresume.deb"
 	tpl_script "$kind" > "$t/hibernate.sh"
-	deb_boot "$t" hibernate "$TMO" "$t/hibernate.sh" > "$t/boot.out" 2>&1 || true
+	if [ "$LAYOUT" = crypt-lvm ]; then
+		D13V_ANSWERS=("$UNLOCK_RE"$'\t'"$D13V_PASS")
+		d13v_boot "$t" hibernate "$TMO" "$t/hibernate.sh" d13v_type > "$t/boot.out" 2>&1 || true
+	else
+		deb_boot "$t" hibernate "$TMO" "$t/hibernate.sh" > "$t/boot.out" 2>&1 || true
+	fi
 	local bad=
 	grep -q 'QEMU status 0 ' "$t/boot.out" || bad="QEMU: $(tail -1 "$t/boot.out")"
 	grep -aqE 'PM: hibernation: Wrote [0-9]+ kbytes' "$t/hibernate.log.txt" || bad="$bad; no image written"
@@ -105,14 +128,36 @@ timed_boot() {
 	cp "$t/vars.fd" "$r/vars.fd"
 	# a fresh boot (no resume) would run the agent: say so, and end at once
 	printf '#!/bin/bash\nprintf "EFIRESUME-TEST: fresh-boot\\n"\n' > "$r/fwcfg/script"
-	{ timeout --foreground -k 5 "$TMO" qemu-system-x86_64 -machine q35 -accel tcg \
-		-cpu "$DEB_QEMU_CPU" -m "$DEB_MEM" -smp 1 \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
-		-drive if=pflash,format=raw,unit=1,file="$r/vars.fd" \
-		-drive file="$r/disk.raw",format=raw,if=virtio,cache=unsafe \
-		-nic none -serial stdio -display none -monitor none -no-reboot \
-		-fw_cfg "name=opt/efiresume/script,file=$r/fwcfg/script" </dev/null || echo "QEMU-STATUS $?"; } |
-		"$TOP/tests/lib/tslog.py" "$log"
+	local qargs=(-machine q35 -accel tcg -cpu "$BENCH_CPU" -m "$DEB_MEM" -smp 1
+		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)"
+		-drive if=pflash,format=raw,unit=1,file="$r/vars.fd"
+		-drive file="$r/disk.raw",format=raw,if=virtio,cache=unsafe
+		-nic none -display none -monitor none -no-reboot
+		-fw_cfg "name=opt/efiresume/script,file=$r/fwcfg/script")
+	if [ "$LAYOUT" = crypt-lvm ]; then
+		# the console on a pipe pair: the passphrase typed where it is asked (d13v_type)
+		local catpid tpid
+		rm -f "$log.ser.in" "$log.ser.out"
+		mkfifo "$log.ser.in" "$log.ser.out"
+		: > "$log"
+		# the typist reads the raw stream: a prompt is a line without its end until Enter
+		tee "$log.raw" < "$log.ser.out" | "$TOP/tests/lib/tslog.py" "$log" &
+		catpid=$!
+		exec 7<>"$log.ser.in"
+		D13V_ANSWERS=("$PROMPT_RE"$'\t'"$D13V_PASS" "$UNLOCK_RE"$'\t'"$D13V_PASS")
+		d13v_type "$log.raw" >&7 &
+		tpid=$!
+		timeout --foreground -k 5 "$TMO" qemu-system-x86_64 "${qargs[@]}" \
+			-chardev pipe,id=ser0,path="$log.ser" -serial chardev:ser0 </dev/null || echo "QEMU-STATUS $?" >> "$r/qemu.status"
+		wait $catpid || true
+		kill $tpid 2>/dev/null || true
+		wait $tpid 2>/dev/null || true
+		exec 7>&-
+		rm -f "$log.ser.in" "$log.ser.out"
+	else
+		{ timeout --foreground -k 5 "$TMO" qemu-system-x86_64 "${qargs[@]}" -serial stdio </dev/null ||
+			echo "QEMU-STATUS $?"; } | "$TOP/tests/lib/tslog.py" "$log"
+	fi
 	clean_log "$log" > "$log.txt"
 	txt=$log.txt
 	local q fw first mark bad=
@@ -143,20 +188,28 @@ timed_boot() {
 	if [ "$kind" = efiresume ]; then
 		{ grep -a 'efiresume: timing:' "$txt" | sed 's/^[0-9.]* //' | tr '\n' ' '
 		  awk '/efiresume: .*handing off/ { h = $1 } /EFIRESUME-TEST: sleep-hook post hibernate/ { printf " handoff %d ms", ($1 - h) * 1000; exit }' "$txt"
+		  if [ "$LAYOUT" = crypt-lvm ]; then
+			printf ' unlock-span %s s' "$(span "$(ts_of "$txt" "$PROMPT_RE")" "$(ts_of "$txt" 'efiresume: luks-.*: unlocked \\(')")"
+			sed -nE 's/.*efiresume: luks-.*: unlocked \(keyslot [0-9]+, [^,]*, ([0-9]+) ms on.*/ kdf \1 ms/p' "$txt" | head -1 | tr -d '\n'
+		  fi
 		  echo; } >> "${r%/*}/$kind.phases"
 	else
 		# what initramfs-tools + the kernel report: "PM: ... Read N kbytes in S seconds"
 		{ sed -nE 's/.*PM: (hibernation: )?Read ([0-9]+) kbytes in ([0-9.]+) seconds.*/read \3 s \2 kB/p' "$txt" | head -1 | tr '\n' ' '
 		  s=$(ts_of "$txt" 'Linux version '); l=$(ts_of "$txt" 'PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data')
-		  echo "kernel-to-load $(span "$s" "$l") s"; } >> "${r%/*}/$kind.phases"
+		  printf 'kernel-to-load %s s' "$(span "$s" "$l")"
+		  if [ "$LAYOUT" = crypt-lvm ]; then
+			printf ' unlock-span %s s' "$(span "$(ts_of "$txt" "$UNLOCK_RE")" "$(ts_of "$txt" "cryptsetup: $D13V_CRYPT: set up successfully")")"
+		  fi
+		  echo; } >> "${r%/*}/$kind.phases"
 	fi
 	echo "  $kind run ${r##*/}: $(tail -1 "${r%/*}/$kind.times")"
 	rm -f "$r/disk.raw"
 }
 
-d=$(scratch "bench-debian$([ "$REL" = 12 ] || echo "$REL")")
+d=$(scratch "bench-debian$([ "$REL" = 12 ] || echo "$REL")$([ "$LAYOUT" = plain ] || echo "-$LAYOUT")")
 : > "$d/efiresume.times"; : > "$d/kernel.times"; : > "$d/efiresume.phases"; : > "$d/kernel.phases"
-echo "== Debian $REL ($(fixture_fact "$DEB_DIR" kernel), ${DEB_MEM} MiB, TCG, 1 vCPU): resume time, $RUNS runs each"
+echo "== Debian $REL, $LAYOUT layout ($(fixture_fact "$DEB_DIR" kernel), ${DEB_MEM} MiB, TCG, 1 vCPU): resume time, $RUNS runs each"
 wrote() { sed -nE 's/.*PM: hibernation: Wrote ([0-9]+ kbytes).*/\1/p' "$TPL/$1/hibernate.log.txt" | head -1; }
 echo "   efiresume: $(basename "$deb"); images: $(wrote efiresume) (efiresume template), $(wrote kernel) (kernel template), LZO"
 echo "   load on this host before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores; other QEMUs make the spans longer and noisier)"
@@ -193,5 +246,17 @@ for ph in verify read decompress plan place prepare total handoff; do
 done
 echo "    kernel path (median): the kernel's own 'Read ... in S seconds' $(sed -nE 's/^read ([0-9.]+) s.*/\1/p' "$d/kernel.phases" | median) s;" \
 	"'Linux version' -> image loading starts $(sed -nE 's/.*kernel-to-load ([0-9.]+) s.*/\1/p' "$d/kernel.phases" | median) s"
+if [ "$LAYOUT" = crypt-lvm ]; then
+	eu=$(sed -nE 's/.* unlock-span ([0-9.]+) s.*/\1/p' "$d/efiresume.phases" | median)
+	ku=$(sed -nE 's/.* unlock-span ([0-9.]+) s.*/\1/p' "$d/kernel.phases" | median)
+	ek=$(sed -nE 's/.* kdf ([0-9]+) ms.*/\1/p' "$d/efiresume.phases" | median)
+	echo "    LUKS unlock (median; from the prompt line's end, the Enter typed, to efiresume's 'unlocked' /"
+	echo "    cryptsetup's 'set up successfully'):"
+	printf '      %-44s %9s %8s\n' "" efiresume kernel
+	printf '      %-44s %9s %8s\n' "prompt -> unlocked (s)" "$eu" "$ku"
+	printf '      %-44s %9s %8s\n' "share of B (firmware starts -> resumed)" \
+		"$(awk -v u="$eu" -v b="$eb" 'BEGIN { printf "%.0f%%", 100 * u / b }')" "$(awk -v u="$ku" -v b="$kb" 'BEGIN { printf "%.0f%%", 100 * u / b }')"
+	echo "      efiresume's key derivation alone (its 'unlocked (... N ms)'): $ek ms"
+fi
 echo "    raw: $d/{efiresume,kernel}.{times,phases}, serial logs $d/[ek]N/serial.log.txt"
 [ "$fails" = 0 ] || { echo "    $fails run(s) WRONG (left out of the medians)"; exit 1; }

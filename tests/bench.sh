@@ -8,7 +8,8 @@
 #  4. (tests/bench-luks.sh) unlocking a default-shape Argon2id LUKS2 keyslot in firmware
 #     (QEMU) vs cryptsetup on the host.
 #  3. (tests/bench-debian.sh) on a real Debian 12 and 13 system: efiresume through BootNext vs
-#     initramfs-tools' resume, same system, same kind of image.
+#     initramfs-tools' resume, same system, same kind of image; and Debian 13's encrypted
+#     LVM layout (the passphrase asked by efiresume vs by the initramfs, the unlock's share).
 #  2. resume time, efiresume vs the kernel's own resume path, on copies of the same image
 #     (BENCH_RUNS runs each, default 3), for each of BENCH_ARCHES (default "x64 ia32").
 #     Two spans: QEMU start -> the marker the guest prints when its hibernate command
@@ -101,6 +102,10 @@ done
 # and on the Debian 13 system (systemd 257, Debian's 6.12; built and cached when absent)
 echo
 BENCH_DEBIAN=13 "$TOP/tests/bench-debian.sh"
+# and Debian 13's encrypted-LVM layout: the passphrase asked by efiresume at the firmware vs by
+# the initramfs (cryptsetup-initramfs), the LUKS unlock's share of each
+echo
+BENCH_DEBIAN=13 BENCH_LAYOUT=crypt-lvm "$TOP/tests/bench-debian.sh"
 
 # 4. unlocking a LUKS2 keyslot with cryptsetup's default Argon2id shape: efiresume in
 #    firmware (1 and 2 vCPUs) vs cryptsetup on the host, same header
