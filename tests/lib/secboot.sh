@@ -10,6 +10,12 @@
 #   sb_run_qemu DISK VARS LOG TIMEOUT [qemu args]   x64 only; returns QEMU's status
 #                              (QEMU_DRIVE replaces the disk's -drive, as for run_qemu)
 #   sb_var_attrs VARS NAME     "attrs=0x.. size=N" of the live variable NAME in the store, or "absent"
+#   sb_new_vars_ia32 OUT       the same for 32-bit OVMF (OVMF32_CODE_4M.secboot.fd, run by run_qemu
+#                              ia32): Debian ships no enrolled OVMF32 store, so OVMF32_VARS_4M.fd gets
+#                              the snakeoil certificate as PK, KEK and db (the owner GUIDs of
+#                              OVMF_VARS_4M.snakeoil.fd) and Secure Boot on, by virt-fw-vars
+#                              (python3-virt-firmware, bookworm-backports); made once, kept in
+#                              $CACHE/secboot/ under a hash of its inputs
 SB_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
 SB_CODE=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
 SB_VARS=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
@@ -51,3 +57,24 @@ sb_run_qemu() {
 sb_plain_vars() { cp /usr/share/OVMF/OVMF_VARS_4M.fd "$1"; }
 
 sb_var_attrs() { python3 "$TOP/tests/lib/secboot-vars.py" "$1" "$2"; }
+
+# OVMF_VARS_4M.snakeoil.fd's owners: PK EFI_GLOBAL_VARIABLE, KEK and db a0baa8a3-...
+SB_IA32_VARS_ARGS="--set-pk 8be4df61-93ca-11d2-aa0d-00e098032b8c $SB_CERT
+	--add-kek a0baa8a3-041d-48a8-bc87-c36d121b5e3d $SB_CERT
+	--add-db a0baa8a3-041d-48a8-bc87-c36d121b5e3d $SB_CERT --secure-boot"
+sb_new_vars_ia32() {
+	local out=$1 vfw hash f
+	vfw=$(kernel_dir python3-virt-firmware backports)/usr/lib/python3/dist-packages
+	hash=$( { echo "$SB_IA32_VARS_ARGS"; sha256sum /usr/share/OVMF/OVMF32_VARS_4M.fd "$SB_CERT"
+		  find "$vfw/virt" -name '*.py' | sort | xargs cat; } | sha256sum | cut -c1-16)
+	f=$CACHE/secboot/ovmf32-vars-snakeoil-$hash.fd
+	if [ ! -s "$f" ]; then
+		mkdir -p "$CACHE/secboot"
+		# shellcheck disable=SC2086  # the arguments are words
+		PYTHONPATH=$vfw python3 -m virt.firmware.vars -i /usr/share/OVMF/OVMF32_VARS_4M.fd \
+			-o "$f.tmp.$$" $SB_IA32_VARS_ARGS > "$f.log" 2>&1 ||
+			{ echo "sb_new_vars_ia32: virt-fw-vars failed (see $f.log)" >&2; rm -f "$f.tmp.$$"; return 1; }
+		mv "$f.tmp.$$" "$f"
+	fi
+	cp "$f" "$out"
+}
