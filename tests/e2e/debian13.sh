@@ -48,6 +48,10 @@
 #                     map-swapfile -r): install (on-hibernate), hibernate to the swap file;
 #                     boot 2: efiresume (BootNext) takes the file from EfiresumeLocation and
 #                     resumes; boot 3: a normal boot, efiresume does not run
+#     other-fallback  a Debian 13 image on a machine whose other system is Debian 12: on the lvm
+#                     layout, install --mode=always with Debian 12's 6.1 kernel (and a small
+#                     initramfs) as efiresume's fallback; boot 2: efiresume resumes the 6.12
+#                     image; boot 3: nothing to resume, efiresume starts Debian 12's kernel
 #   EFIRESUME_DEBIAN=12: lvm, crypt-lvm and crypt-lvm-faults on Debian 12 "bookworm" (systemd
 #   252, 6.1) made by the same installer recipe (tests/lib/debian13-vol.sh)
 #   Every boot 1 and resumed system prints `efiresume-install status` (what it says
@@ -55,7 +59,7 @@
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
 set -euo pipefail
 . "$(dirname "$0")/../lib/debian13-vol.sh"
-[ $# -eq 1 ] || { sed -n '3,50s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# -eq 1 ] || { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 2; }
 scen=$1
 ok=0
 
@@ -163,6 +167,7 @@ esac
 d=$(scratch "debian${EFIRESUME_DEBIAN:-13}-$scen")
 case $scen in
 lvm|crypt-lvm|btrfs) d13v_fixture "$scen" ;;
+other-fallback) d13v_fixture lvm ;;
 crypt-lvm-faults) d13v_fixture crypt-lvm ;;
 *) deb_fixture ;;
 esac
@@ -557,7 +562,7 @@ btrfs)
 	{ guest_lib; cat <<'EOF'
 sys_facts
 say "layout: $(lsblk -nro NAME,TYPE,FSTYPE,MOUNTPOINTS /dev/vda | tr -s ' ' | paste -sd';')"
-say "rootfs=$(findmnt -no FSTYPE,UUID / | tr -s ' ' '_') $(findmnt -no OPTIONS / | tr ',' '\n' | grep '^subvol=' | paste -sd,)"
+say "rootfs=$(findmnt -no FSTYPE,UUID / | tr -s ' ' '_')_$(findmnt -no OPTIONS / | tr ',' '\n' | grep '^subvol=' | paste -sd,)"
 say "swaps: $(swapon --show=NAME,TYPE,SIZE --noheadings | tr -s ' ' | paste -sd';')"
 say "swap-subvolume=$(btrfs subvolume show /swap 2>/dev/null | sed -n 's/^[[:space:]]*Name:[[:space:]]*//p')"
 say "swapfile-nocow=$(lsattr -d /swap/swapfile 2>/dev/null | cut -c1-22 | grep -q C && echo yes || echo no)"
@@ -598,7 +603,7 @@ EOF
 	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
 	check_facts boot1
 	expect "$d/boot1.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
-	val_is boot1 rootfs "btrfs_$fsu subvol=/@rootfs" "root on Btrfs, subvolume @rootfs"
+	val_is boot1 rootfs "btrfs_${fsu}_subvol=/@rootfs" "root on Btrfs, subvolume @rootfs"
 	expect "$d/boot1.log" "EFIRESUME-TEST: swaps: /swap/swapfile file 512M" "only the swap file /swap/swapfile (512 MiB) is active" || ok=1
 	val_is boot1 swap-subvolume swap "the swap file in a subvolume of its own"
 	val_is boot1 swapfile-nocow yes "the swap file is NOCOW (chattr +C, as mkswapfile makes it)"
@@ -630,6 +635,66 @@ EOF
 	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
 	check_work boot1 boot2 boot3
 	status_show boot1
+	;;
+other-fallback)
+	DEB_SIG_AT=$(fixture_fact "$d" swap_lv_byte)
+	# efiresume's fallback is another system's kernel: Debian 12's 6.1 (the cloud flavour,
+	# as the other tests fetch it) with a small initramfs that says which kernel it is and
+	# powers off, put on the ESP at \EFI\debian12\ as a second system's boot files
+	k12=$(kernel_dir linux-image-cloud-amd64)
+	cat "$TOP"/tests/e2e/init/prelude.sh > "$d/init12"
+	cat >> "$d/init12" <<'EOF'
+say "fallback-kernel=$(uname -r)"
+say "fallback-cmdline=$(cat /proc/cmdline | tr ' ' '_')"
+poweroff -f
+EOF
+	make_initramfs x64 "$k12" "$d/init12" "$d/initrd12.gz"
+	k12v=$(basename "$(kernel_image "$k12")"); k12v=${k12v#vmlinuz-}
+	mmd -i "$d/disk.raw@@$((DEB_ESP_START * 512))" ::/EFI/debian12
+	mcopy -i "$d/disk.raw@@$((DEB_ESP_START * 512))" "$(kernel_image "$k12")" ::/EFI/debian12/vmlinuz.efi
+	mcopy -i "$d/disk.raw@@$((DEB_ESP_START * 512))" "$d/initrd12.gz" ::/EFI/debian12/initrd.gz
+	{ guest_lib; cat <<'EOF'
+sys_facts
+run dpkg -i $IN/efiresume.deb
+run efiresume-install install --mode=always '--fallback=\EFI\debian12\vmlinuz.efi' '--options=initrd=\EFI\debian12\initrd.gz console=ttyS0,115200 panic=-1'
+say "er-entry=$(er_entry)"
+say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+sed 's/^/EFIRESUME-TEST: conf: /' /boot/efi/EFI/efiresume/efiresume.conf
+counter_start
+work_start
+work_check work-before
+hibernate_wait 300
+checks_resumed
+say "kernel-after=$(uname -r)"
+work_check work-after
+sleep 1
+work_check work-later
+say "hibloc-after=$(var_text $HIBLOC)"
+say "erloc-after=$(var_text $ERLOC)"
+efi_show
+EOF
+	} > "$d/boot1.sh"
+	echo 'say fresh-boot; efi_show' > "$d/boot2.sh"
+	echo "boot 1 (Debian 13; install --mode=always with Debian 12's kernel as the fallback, systemctl hibernate):"
+	deb_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh"
+	check_facts boot1
+	check_install boot1 always
+	expect "$d/boot1.log" 'EFIRESUME-TEST: conf: fallback .EFI.debian12.vmlinuz.efi' "efiresume.conf: the fallback is Debian 12's kernel" || ok=1
+	check_hibernated boot1
+	echo "boot 2 (efiresume, first in BootOrder, its fallback Debian 12's $k12v: it resumes Debian 13's image):"
+	deb_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh"
+	check_efiresume_resumed boot2 "swap LV $D13V_VG/swap_1: hibernation image"
+	expect_not "$d/boot2.log" "${ER_RE}starting .EFI.debian12|EFIRESUME-TEST: fallback-kernel" "the fallback was not started" || ok=1
+	check_resumed boot1 boot2
+	val_is boot2 kernel-after "$(deb_val "$d" boot1 kernel)" "the resumed kernel is Debian 13's"
+	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
+	val_is boot2 erloc-after none "no EfiresumeLocation left after the resume"
+	echo "boot 3 (nothing to resume: efiresume starts Debian 12's kernel):"
+	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot2.sh"
+	qemu_ok
+	expect "$d/boot3.log" "${ER_RE}.*no image" "efiresume found no image" || ok=1
+	expect "$d/boot3.log" "${ER_RE}starting .EFI.debian12.vmlinuz.efi" "efiresume started Debian 12's kernel" || ok=1
+	val_is boot3 fallback-kernel "$k12v" "Debian 12's kernel ran"
 	;;
 *)
 	echo "unknown scenario $scen"; exit 2 ;;
