@@ -54,6 +54,8 @@
 #                     image; boot 3: nothing to resume, efiresume starts Debian 12's kernel
 #   EFIRESUME_DEBIAN=12: lvm, crypt-lvm and crypt-lvm-faults on Debian 12 "bookworm" (systemd
 #   252, 6.1) made by the same installer recipe (tests/lib/debian13-vol.sh)
+#   EFIRESUME_CONTROL=nohook: a control run, efiresume's sleep hook kept out (dpkg-divert) so the
+#   resume takes the kernel's own path (on-hibernate scenarios) and the checks must fail
 #   Every boot 1 and resumed system prints `efiresume-install status` (what it says
 #   about the device stack is recorded in the log: status-*).
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
@@ -74,6 +76,15 @@ guest_lib() {
 HIBLOC=$HIBLOC
 ERLOC=$ERLOC
 EOF
+	# control run (EFIRESUME_CONTROL=nohook): the package's systemd-sleep hook diverted out of
+	# system-sleep/ before the package is installed, so nothing sets BootNext or writes
+	# EfiresumeLocation; the case must notice
+	if [ "${EFIRESUME_CONTROL:-}" = nohook ]; then
+		cat <<'EOF'
+dpkg-divert --quiet --local --divert /root/efiresume-sleep-hook.diverted --add /usr/lib/systemd/system-sleep/efiresume
+say "control: efiresume's sleep hook diverted"
+EOF
+	fi
 	cat <<'EOF'
 W=/var/lib/efiresume-test/work
 # work_start: a file on the root filesystem, one numbered line appended ten times a second
