@@ -7,6 +7,7 @@
 #     same body; image/ crypto (AES-XTS, PBKDF2, Argon2id) vs OpenSSL / libargon2.
 #  4. (tests/bench-luks.sh) unlocking a default-shape Argon2id LUKS2 keyslot in firmware
 #     (QEMU) vs cryptsetup on the host.
+#  5. the Secure Boot tag's cost: the patched kernel tagged vs untagged, efiresume's verify share.
 #  3. (tests/bench-debian.sh) on a real Debian 12 and 13 system: efiresume through BootNext vs
 #     initramfs-tools' resume, same system, same kind of image; and Debian 13's encrypted
 #     LVM layout (the passphrase asked by efiresume vs by the initramfs, the unlock's share).
@@ -112,3 +113,20 @@ BENCH_DEBIAN=13 BENCH_LAYOUT=crypt-lvm "$TOP/tests/bench-debian.sh"
 echo
 echo "== LUKS2 unlock (argon2id, 1 GiB): efiresume in firmware vs cryptsetup"
 "$TOP/tests/bench-luks.sh"
+
+# 5. the Secure Boot tag's cost (issue 17), with the patched 6.12 test kernel (built and cached
+#    by make kernel when absent): in the kernel, BENCH_RUNS hibernations of one system with the
+#    key (lockdown=confidentiality: the image tagged) and as many without it (no lockdown:
+#    untagged), printk time from "Wrote" to S5 and from "Creating image" to S5, same kernel,
+#    disk and run; in efiresume, one tagged image resumed under Secure Boot: its verify time
+#    (HMAC-SHA256 over the header, the PFN map and every page) against the rest of its work
+echo
+echo "== the Secure Boot tag's cost (kernel-patch/6.12): tagged vs untagged hibernation; efiresume's verify"
+make -s -C "$TOP" kernel >/dev/null
+COST_RUNS=$RUNS "$TOP/tests/e2e/kernel-cycle.sh" cost | grep -E '^  (key|none)|kernel-cycle cost:' |
+	sed -e 's/^  key/  with the key (tagged)/' -e 's/^  none/  without (untagged)  /'
+out=$("$TOP/tests/e2e/kernel-cycle.sh" cycle)
+echo "$out" | grep -E 'timing: (verify|prepare)|tag verified over|kernel-cycle cycle:' | sed 's/^ *//; s/^/  /'
+echo "$out" | awk '/timing: verify/ && !v { for (i = 1; i <= NF; i++) if ($i == "verify") v = $(i + 1) }
+	/timing: prepare/ && !t { for (i = 1; i <= NF; i++) if ($i == "total") t = $(i + 1) }
+	END { if (v && t) printf "  efiresume: verify %d ms of its %d ms (%.0f%%); without a tag (Secure Boot off) the rest, %d ms, is the whole\n", v, t, 100 * v / t, t - v }'
