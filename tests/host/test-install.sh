@@ -510,6 +510,25 @@ EOF2
 	has "unsigned install, Secure Boot on: status says so" "$("$TOOL" status 2>&1)" "Secure Boot enabled (efiresume is installed unsigned: the firmware refuses to start it; install it with --secure-boot=shim or db)"
 	"$TOOL" remove >/dev/null 2>&1
 	unset EFIRESUME_SHIM_DIR EFIRESUME_MOKUTIL EFIRESUME_EFI_UPDATEVAR
+
+	# --- 32-bit UEFI through shim: the ia32 names (stand-ins for shim-signed:i386's files); remove
+	machine 32
+	cp "$TOP/build/efiresume-ia32.efi" "$M/lib/efiresume-ia32.efi"
+	mkdir -p "$W/shim32"
+	sbsign --key "$k/other.key" --cert "$k/other.crt" --output "$W/shim32/shimia32.efi.signed" "$TOP/build/seeds-writer-ia32.efi" >/dev/null 2>&1
+	sbsign --key "$k/other.key" --cert "$k/other.crt" --output "$W/shim32/mmia32.efi.signed" "$TOP/build/efiresume-ia32.efi" >/dev/null 2>&1
+	esl "$V/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23" 6 "$k/mok.der"
+	out=$(EFIRESUME_SHIM_DIR=$W/shim32 EFIRESUME_MOKUTIL=mokutil "$TOOL" install --secure-boot=shim "${KC[@]}" 2>&1 </dev/null); rc=$?
+	check "ia32 shim: status" "$rc" 0
+	check "ia32 shim: shimia32.efi, grubia32.efi, mmia32.efi" "$(ls "$ESP/EFI/efiresume" | tr '\n' ' ')" "efiresume.conf grubia32.efi mmia32.efi shimia32.efi "
+	check "ia32 shim: grubia32.efi is the ia32 binary, signed" "$(same_image "$(D grubia32.efi)" "$M/lib/efiresume-ia32.efi" && sbverify --cert "$k/mok.crt" "$(D grubia32.efi)" >/dev/null 2>&1; echo $?)" 0
+	check "ia32 shim: the entry starts shimia32.efi" "$(entries_v | grep -ci 'File(\\EFI\\efiresume\\shimia32.efi)')" 1
+	has "ia32 shim: MOK enrolled already, not imported" "$out" "is enrolled already"
+	out=$(EFIRESUME_SHIM_DIR=$W/shim32 "$TOOL" remove 2>&1); rc=$?
+	check "ia32 shim: remove: status, no entry of ours, no directory, no state" \
+		"$rc:$(entries_v | wc -l):$([ -e "$ESP/EFI/efiresume" ] && echo dir):$(ls "$M/state")" "0:0::"
+	# the next sections expect a plain machine (Secure Boot off)
+	machine 64
 }
 if [ "${EFIRESUME_TEST_ONLY:-}" = secure-boot ]; then
 	secure_boot_tests
