@@ -72,8 +72,10 @@ sed -e '/^#/d' -e "s/@VERSION@/$version/" -e "s/@SIZE@/$size/" -e "s/@LIBC@/libc
 for s in postinst prerm postrm; do
 	install -m 0755 "$P/$s" "$stage/DEBIAN/$s"
 done
+# shim-signed's files: postinst "triggered" refreshes the copy of shim on the ESP
+printf 'interest-noawait /usr/lib/shim\n' >"$stage/DEBIAN/triggers"
 (cd "$stage" && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
-chmod 0644 "$stage/DEBIAN/md5sums" "$stage/DEBIAN/control"
+chmod 0644 "$stage/DEBIAN/md5sums" "$stage/DEBIAN/control" "$stage/DEBIAN/triggers"
 find "$stage" -type d -exec chmod 0755 {} +
 find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
