@@ -411,7 +411,7 @@ EOF
 	} > "$d/boot3.sh"
 	# every question answered (so that a wrong one cannot hang the boot), then checked
 	D13V_ANSWERS=("$unlock_re"$'\t'"$D13V_PASS")
-	echo "boot 1 (Debian 13 on $scen; install the package, efiresume-install install --mode=$mode, systemctl hibernate):"
+	echo "boot 1 (Debian ${EFIRESUME_DEBIAN:-13} on $scen; install the package, efiresume-install install --mode=$mode, systemctl hibernate):"
 	d13v_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh" d13v_type
 	check_facts boot1
 	expect "$d/boot1.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
