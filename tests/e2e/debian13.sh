@@ -98,6 +98,32 @@ work_check() {
 	say "$1-lines=$(wc -l < $W 2>/dev/null || echo 0)"
 	say "$1-consistent=$(awk '$0 != NR { bad = 1; exit } END { print (bad || NR == 0) ? "no" : "yes" }' $W 2>/dev/null || echo no)"
 }
+# install_pkg [ARGS...]: the package installed, efiresume-install install ARGS
+install_pkg() {
+	run dpkg -i $IN/efiresume.deb
+	run efiresume-install install "$@"
+	say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+	say "er-entry=$(er_entry)"
+}
+# hibernate_cycle [FN]: the workload (counter, file writer) started, systemctl hibernate; after
+# the resume FN (a function of the script, if given), then the resumed system's checks and the
+# file's lines
+hibernate_cycle() {
+	counter_start
+	work_start
+	work_check work-before
+	hibernate_wait 300
+	[ -z "${1:-}" ] || "$1"
+	checks_resumed
+	work_check work-after
+	sleep 1
+	work_check work-later
+}
+# vars_after: the two location variables in the resumed system
+vars_after() {
+	say "hibloc-after=$(var_text $HIBLOC)"
+	say "erloc-after=$(var_text $ERLOC)"
+}
 # var_text FILE: (cat first: efivarfs files can show size 0 to tail) an EFI variable's data as text (UTF-16LE or 8-bit: NULs dropped), or "none"
 var_text() {
 	if [ -e "$1" ] && [ -n "$(cat "$1" 2>/dev/null | tail -c +5 | tr -d '\0')" ]; then
@@ -133,6 +159,17 @@ check_work() {
 	else
 		echo "  WRONG: the next boot has $f lines, the resumed system had $l"; ok=1
 	fi
+}
+
+# vars_gone N: no location variable left in the resumed system (boot N)
+vars_gone() {
+	val_is "$1" hibloc-after none "HibernateLocation deleted after the resume"
+	val_is "$1" erloc-after none "no EfiresumeLocation left after the resume"
+}
+# vars_none N: no location variable at the start of boot N
+vars_none() {
+	val_is "$1" hibloc-at-boot none "no HibernateLocation"
+	val_is "$1" erloc-at-boot none "no EfiresumeLocation"
 }
 
 # check_facts N: a Debian 13 system with systemd 257 and a 6.12 kernel (EFIRESUME_DEBIAN=12:
@@ -194,21 +231,10 @@ case $scen in
 swap-partition)
 	{ guest_lib; cat <<'EOF'
 sys_facts
-run dpkg -i $IN/efiresume.deb
-run efiresume-install install
-say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
-say "er-entry=$(er_entry)"
+install_pkg
 run efiresume-install status
-counter_start
-work_start
-work_check work-before
-hibernate_wait 300
-checks_resumed
-work_check work-after
-sleep 1
-work_check work-later
-say "hibloc-after=$(var_text $HIBLOC)"
-say "erloc-after=$(var_text $ERLOC)"
+hibernate_cycle
+vars_after
 efi_show
 er_journal
 EOF
@@ -241,8 +267,7 @@ EOF
 	expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
 	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
 	val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"
-	val_is boot3 hibloc-at-boot none "no HibernateLocation"
-	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
+	vars_none boot3
 	check_work boot1 boot2 boot3
 	status_show boot1
 	;;
@@ -287,16 +312,8 @@ say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
 say "er-entry=$(er_entry)"
 sed 's/^/EFIRESUME-TEST: conf: /' /boot/efi/EFI/efiresume/efiresume.conf
 run efiresume-install status
-counter_start
-work_start
-work_check work-before
-hibernate_wait 300
-checks_resumed
-work_check work-after
-sleep 1
-work_check work-later
-say "hibloc-after=$(var_text $HIBLOC)"
-say "erloc-after=$(var_text $ERLOC)"
+hibernate_cycle
+vars_after
 run efiresume-install status
 efi_show
 er_journal
@@ -336,8 +353,7 @@ EOF
 	expect "$d/boot2.log" "${ER_RE}HibernateLocation: swap file at page $roff of the filesystem UUID $fsu" "efiresume took the swap file from HibernateLocation" || ok=1
 	check_efiresume_resumed boot2 "PARTUUID=$DEB_ROOT_PARTUUID"
 	check_resumed boot1 boot2
-	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
-	val_is boot2 erloc-after none "no EfiresumeLocation"
+	vars_gone boot2
 	echo "boot 3 (efiresume first in BootOrder, nothing to resume):"
 	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh"
 	qemu_ok
@@ -346,8 +362,7 @@ EOF
 	expect_not "$d/boot3.log" "${ER_RE}.*(resuming in|passphrase|found a hibernated)" "no prompt" || ok=1
 	expect "$d/boot3.log" "${ER_RE}starting .EFI.debian.vmlinuz.efi" "efiresume started the Debian entry's kernel" || ok=1
 	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
-	val_is boot3 hibloc-at-boot none "no HibernateLocation"
-	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
+	vars_none boot3
 	check_work boot1 boot2 boot3
 	status_show boot1
 	;;
@@ -377,23 +392,13 @@ say "crypttab=$(tr -s ' \t' '_' < /etc/crypttab 2>/dev/null | paste -sd';')"
 if [ -e /dev/mapper/$CRYPT ]; then
 	cryptsetup luksDump /dev/vda2 | grep -E '^(Version|UUID):|cipher:|PBKDF:|Memory:|Time cost:' | tr -s ' \t' ' ' | sed 's/^/EFIRESUME-TEST: luks: /'
 fi
-run dpkg -i $IN/efiresume.deb
-run efiresume-install install --mode=$MODE
-say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
-say "er-entry=$(er_entry)"
+install_pkg --mode=$MODE
 sed 's/^/EFIRESUME-TEST: conf: /' /boot/efi/EFI/efiresume/efiresume.conf
 run efiresume-install status
-counter_start
-work_start
-work_check work-before
-hibernate_wait 300
-say "swap-sig-resumed=$(dd if=/dev/mapper/$VGM-swap_1 bs=1 skip=4086 count=10 2>/dev/null | tr -d '\0')"
-checks_resumed
-work_check work-after
-sleep 1
-work_check work-later
-say "hibloc-after=$(var_text $HIBLOC)"
-say "erloc-after=$(var_text $ERLOC)"
+# right after the resume: the swap LV's signature, read through the mapping
+swap_sig() { say "swap-sig-resumed=$(dd if=/dev/mapper/$VGM-swap_1 bs=1 skip=4086 count=10 2>/dev/null | tr -d '\0')"; }
+hibernate_cycle swap_sig
+vars_after
 efi_show
 er_journal
 EOF
@@ -446,8 +451,7 @@ EOF
 	check_resumed boot1 boot2
 	val_is boot2 bootcurrent "$er" "BootCurrent: the efiresume entry"
 	val_is boot2 bootnext none "BootNext gone after the resume"
-	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
-	val_is boot2 erloc-after none "no EfiresumeLocation left after the resume"
+	vars_gone boot2
 	echo "boot 3 (a normal boot, nothing to resume):"
 	D13V_ANSWERS=("$prompt_re"$'\t'"ESC" "$unlock_re"$'\t'"$D13V_PASS")
 	d13v_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh" d13v_type
@@ -465,8 +469,7 @@ EOF
 		expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
 		val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"
 	fi
-	val_is boot3 hibloc-at-boot none "no HibernateLocation"
-	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
+	vars_none boot3
 	check_work boot1 boot2 boot3
 	status_show boot1
 	;;
@@ -482,18 +485,8 @@ crypt-lvm-faults)
 	kresume_re='PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image signature found, resuming'
 	{ guest_lib; echo "VGM=$VGM"; cat <<'EOF'
 sys_facts
-run dpkg -i $IN/efiresume.deb
-run efiresume-install install --mode=always
-say "er-entry=$(er_entry)"
-say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
-counter_start
-work_start
-work_check work-before
-hibernate_wait 300
-checks_resumed
-work_check work-after
-sleep 1
-work_check work-later
+install_pkg --mode=always
+hibernate_cycle
 efi_show
 say "cycle-2"
 hibernate_wait 300
@@ -581,21 +574,10 @@ say "resume-dev=$(cat /sys/power/resume)"
 say "resume-offset=$(cat /sys/power/resume_offset)"
 say "map-swapfile=$(btrfs inspect-internal map-swapfile -r /swap/swapfile)"
 say "cmdline-resume=$(tr ' ' '\n' < /proc/cmdline | grep '^resume' | paste -sd,)"
-run dpkg -i $IN/efiresume.deb
-run efiresume-install install
-say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
-say "er-entry=$(er_entry)"
+install_pkg
 run efiresume-install status
-counter_start
-work_start
-work_check work-before
-hibernate_wait 300
-checks_resumed
-work_check work-after
-sleep 1
-work_check work-later
-say "hibloc-after=$(var_text $HIBLOC)"
-say "erloc-after=$(var_text $ERLOC)"
+hibernate_cycle
+vars_after
 efi_show
 er_journal
 EOF
@@ -632,8 +614,7 @@ EOF
 	check_resumed boot1 boot2
 	val_is boot2 bootcurrent "$er" "BootCurrent: the efiresume entry"
 	val_is boot2 bootnext none "BootNext gone after the resume"
-	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
-	val_is boot2 erloc-after none "no EfiresumeLocation left after the resume"
+	vars_gone boot2
 	echo "boot 3 (a normal boot, nothing to resume):"
 	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh"
 	qemu_ok
@@ -642,8 +623,7 @@ EOF
 	expect_not "$d/boot3.log" 'PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image signature found' "the kernel found nothing to resume" || ok=1
 	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
 	expect "$d/boot3.log" "EFIRESUME-TEST: swaps: /swap/swapfile file 512M" "the swap file in use again" || ok=1
-	val_is boot3 hibloc-at-boot none "no HibernateLocation"
-	val_is boot3 erloc-at-boot none "no EfiresumeLocation"
+	vars_none boot3
 	check_work boot1 boot2 boot3
 	status_show boot1
 	;;
@@ -666,22 +646,11 @@ EOF
 	mcopy -i "$d/disk.raw@@$((DEB_ESP_START * 512))" "$d/initrd12.gz" ::/EFI/debian12/initrd.gz
 	{ guest_lib; cat <<'EOF'
 sys_facts
-run dpkg -i $IN/efiresume.deb
-run efiresume-install install --mode=always '--fallback=\EFI\debian12\vmlinuz.efi' '--options=initrd=\EFI\debian12\initrd.gz console=ttyS0,115200 panic=-1'
-say "er-entry=$(er_entry)"
-say "clear-unit-enabled=$(systemctl is-enabled efiresume-clear.service 2>&1)"
+install_pkg --mode=always '--fallback=\EFI\debian12\vmlinuz.efi' '--options=initrd=\EFI\debian12\initrd.gz console=ttyS0,115200 panic=-1'
 sed 's/^/EFIRESUME-TEST: conf: /' /boot/efi/EFI/efiresume/efiresume.conf
-counter_start
-work_start
-work_check work-before
-hibernate_wait 300
-checks_resumed
-say "kernel-after=$(uname -r)"
-work_check work-after
-sleep 1
-work_check work-later
-say "hibloc-after=$(var_text $HIBLOC)"
-say "erloc-after=$(var_text $ERLOC)"
+kernel_after() { say "kernel-after=$(uname -r)"; }
+hibernate_cycle kernel_after
+vars_after
 efi_show
 EOF
 	} > "$d/boot1.sh"
@@ -698,8 +667,7 @@ EOF
 	expect_not "$d/boot2.log" "${ER_RE}starting .EFI.debian12|EFIRESUME-TEST: fallback-kernel" "the fallback was not started" || ok=1
 	check_resumed boot1 boot2
 	val_is boot2 kernel-after "$(deb_val "$d" boot1 kernel)" "the resumed kernel is Debian 13's"
-	val_is boot2 hibloc-after none "HibernateLocation deleted after the resume"
-	val_is boot2 erloc-after none "no EfiresumeLocation left after the resume"
+	vars_gone boot2
 	echo "boot 3 (nothing to resume: efiresume starts Debian 12's kernel):"
 	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot2.sh"
 	qemu_ok
