@@ -20,7 +20,9 @@
 #                             tag refuses; control: the untouched image resumes
 #   kernel-cycle.sh header    the auth block's key page address (+4096, still page-aligned),
 #                             then the swsusp header's hw_sig (ignored by the reader without
-#                             SF_HW_SIG): each refused by the tag; control: untouched resumes
+#                             SF_HW_SIG), then the resume offset (the header page copied to
+#                             page N, efiresume told resume-offset N): each refused by the tag;
+#                             control: untouched resumes
 #   kernel-cycle.sh replay    the image resumed (control), then the copy taken before written
 #                             back: refused (another key id: K rotated), kept, fallback
 #   kernel-cycle.sh otherkey  another machine's key in EfiresumeHibernationKey: refused
@@ -277,6 +279,18 @@ header)
 	[ $((f & 8)) = 0 ] && echo "  ok: no SF_HW_SIG (flags 0x$(printf %x "$f")): the reader ignores hw_sig" || bad "SF_HW_SIG set (flags $f): the reader checks hw_sig"
 	echo "  hw_sig in the swsusp header: $(poke "$d/hwsig.img" 4056 1)"
 	refused_boot hwsig "$d/hwsig.img" "$d/vars.fd" 'the tag does not match'
+	# the resume offset: the tag binds where the header was written (page 0 of the partition);
+	# the same header page copied to page N and efiresume told to look there only (resume
+	# PARTUUID= + resume-offset N, as for a swap file) reads the same image, every swap map
+	# entry still valid: refused by the tag alone
+	cp --sparse=always "$DISK" "$d/moved.img"
+	n=$(( $(swap_size "$d/moved.img") / 4096 - 8 ))
+	dd if="$d/moved.img" of="$d/moved.img" bs=4096 skip=$(( $(swap_offset) / 4096 )) seek=$(( $(swap_offset) / 4096 + n )) count=1 conv=notrunc status=none
+	{ cat "$d/efiresume.conf"; printf 'resume PARTUUID=%s\nresume-offset %d\n' $SWAP_PARTUUID $n; } > "$d/moved.conf"
+	esp_put "$d/moved.img" "$d/moved.conf" ::/EFI/BOOT/efiresume.conf
+	echo "  the header page copied to page $n of the swap partition; efiresume.conf: resume-offset $n"
+	refused_boot moved "$d/moved.img" "$d/vars.fd" 'the tag does not match'
+	expect "$d/moved.log" "efiresume: swap file at page $n of PARTUUID=$SWAP_PARTUUID \\(resume-offset\\): hibernation image signature found" "efiresume read the header at page $n" || ok=1
 	say "control: the untouched image"
 	resume_boot control "$K1" "$PAGES1" 1
 	;;
