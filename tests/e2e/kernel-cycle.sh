@@ -282,10 +282,13 @@ header)
 	# the resume offset: the tag binds where the header was written (page 0 of the partition);
 	# the same header page copied to page N and efiresume told to look there only (resume
 	# PARTUUID= + resume-offset N, as for a swap file) reads the same image, every swap map
-	# entry still valid: refused by the tag alone
+	# entry still valid. The auth block's plain resume_offset (u64 at +48) is set to N as
+	# well (else efiresume refuses before the tag: "auth block written for resume_offset 0,
+	# found at page N"): refused by the tag alone
 	cp --sparse=always "$DISK" "$d/moved.img"
 	n=$(( $(swap_size "$d/moved.img") / 4096 - 8 ))
 	dd if="$d/moved.img" of="$d/moved.img" bs=4096 skip=$(( $(swap_offset) / 4096 )) seek=$(( $(swap_offset) / 4096 + n )) count=1 conv=notrunc status=none
+	echo "  resume_offset in the copy's auth block: $(poke "$d/moved.img" $(( n * 4096 + 512 + 48 )) $n 8)"
 	{ cat "$d/efiresume.conf"; printf 'resume PARTUUID=%s\nresume-offset %d\n' $SWAP_PARTUUID $n; } > "$d/moved.conf"
 	esp_put "$d/moved.img" "$d/moved.conf" ::/EFI/BOOT/efiresume.conf
 	echo "  the header page copied to page $n of the swap partition; efiresume.conf: resume-offset $n"
