@@ -245,11 +245,15 @@ kernel: deps
 # Secure Boot: sign both EFI binaries with sbsign (sbsigntool):
 #   make sign KEY=db.key CERT=db.crt  ->  build/efiresume-x64.signed.efi, -ia32.signed.efi
 # KEY must be unencrypted (or an engine key sbsign understands); the unsigned binaries stay.
+# Each signed binary is written under a temporary name, verified, then renamed: two tests
+# signing at once (run-all runs two cases at a time) never read a half-written file.
 SIGNED = $(foreach a,$(ARCHES),$(BUILD)/efiresume-$(a).signed.efi)
 sign: $(foreach a,$(ARCHES),$(BUILD)/efiresume-$(a).efi)
 	@[ -n "$(KEY)" ] && [ -n "$(CERT)" ] || { echo "usage: make sign KEY=<private key> CERT=<PEM certificate>"; exit 1; }
 	@for a in $(ARCHES); do \
-		sbsign --key '$(KEY)' --cert '$(CERT)' --output $(BUILD)/efiresume-$$a.signed.efi $(BUILD)/efiresume-$$a.efi || exit 1; \
-		sbverify --cert '$(CERT)' $(BUILD)/efiresume-$$a.signed.efi || exit 1; \
+		t=$(BUILD)/efiresume-$$a.signed.efi.$$$$; \
+		sbsign --key '$(KEY)' --cert '$(CERT)' --output $$t $(BUILD)/efiresume-$$a.efi || { rm -f $$t; exit 1; }; \
+		sbverify --cert '$(CERT)' $$t || { rm -f $$t; exit 1; }; \
+		mv -f $$t $(BUILD)/efiresume-$$a.signed.efi || exit 1; \
 	done
 .PHONY: sign

@@ -73,7 +73,7 @@ ok=0
 L=$d/serial1.log
 case $case in
 unsigned)
-	boot 1 40
+	QEMU_STOP_AT='BdsDxe: failed to load Boot[0-9A-F]+ .*: (Access Denied|Security Violation)' boot 1 40
 	expect_not "$L" "efiresume: efiresume .* started" "the unsigned efiresume never started" || ok=1
 	expect "$L" 'BdsDxe: failed to load Boot[0-9A-F]+ .*: (Access Denied|Security Violation)' "the firmware refused it" || ok=1
 	;;
@@ -96,7 +96,7 @@ signed)
 	expect "$d/serial2.log" "EFIRESUME-TEST: marker=$marker\$" "boot 2 started the kernel" || ok=1
 	;;
 fallback-unsigned)
-	boot 1 60
+	QEMU_STOP_AT='efiresume: error: Secure Boot: the firmware refused to load' boot 1 60
 	expect "$L" "efiresume: efiresume .* \(x64\) started" "the signed efiresume started" || ok=1
 	expect "$L" 'efiresume: error: Secure Boot: the firmware refused to load .*vmlinuz.efi \(not signed by a key in db, or revoked in dbx\): (Security Violation|Access Denied)' "the unsigned fallback refused with a clear line" || ok=1
 	expect_not "$L" "EFIRESUME-TEST: marker" "the kernel never ran" || ok=1

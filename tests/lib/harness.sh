@@ -213,12 +213,40 @@ run_qemu() {
 	fi
 	: > "$log"
 	# QEMU_ACCEL: e.g. tcg,thread=single to compare with MTTCG (the default for x86)
-	timeout --foreground -k 5 "$tmo" $qemu "${machine[@]}" -accel "${QEMU_ACCEL:-tcg}" -m "${MEM:-512}" -smp "${SMP:-1}" \
+	qemu_stop_at_run "$log" timeout --foreground -k 5 "$tmo" $qemu "${machine[@]}" -accel "${QEMU_ACCEL:-tcg}" -m "${MEM:-512}" -smp "${SMP:-1}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code "$arch")" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
 		${QEMU_DRIVE:--drive file="$disk",format=raw,if=virtio,cache=unsafe} \
 		-nic none ${QEMU_SERIAL:--serial file:$log} -display none -monitor none -no-reboot \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@"
+}
+
+# qemu_stop_at_run LOG timeout ... qemu ...: runs the command (stdin /dev/null) and returns its
+# status. With QEMU_STOP_AT=ERE the run ends 3 s after LOG first matches ERE (SIGTERM to QEMU,
+# the child of timeout: status 0 or 143, never 124), for a case whose proof is a refusal after
+# which the firmware only waits in its menu until the timeout.
+qemu_stop_at_run() {
+	local log=$1 rc=0 tpid wpid i
+	shift
+	# without QEMU_STOP_AT: in the foreground, as always
+	[ -n "${QEMU_STOP_AT:-}" ] || { "$@" </dev/null; return; }
+	"$@" </dev/null &
+	tpid=$!
+	(
+		for ((i = 0; i < 1200; i++)); do
+			sleep 1
+			if grep -aqE -- "$QEMU_STOP_AT" "$log" 2>/dev/null; then
+				sleep 3
+				echo "  (stopped 3 s after /$QEMU_STOP_AT/)" >&2
+				pkill -TERM -P "$tpid" || true
+				exit 0
+			fi
+		done
+	) &
+	wpid=$!
+	wait "$tpid" || rc=$?
+	{ kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null; } || true
+	return $rc
 }
 
 # serial_boot ARCH DISK VARS LOG TIMEOUT TYPIST [extra qemu args]: run_qemu with the

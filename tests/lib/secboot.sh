@@ -43,14 +43,14 @@ sb_run_qemu() {
 	shift 4
 	: > "$log"
 	[[ " $* " == *" -cpu "* ]] || set -- -cpu "${QEMU_CPU_X64:-qemu64,-cx16}" "$@"
-	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35,smm=on \
+	qemu_stop_at_run "$log" timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35,smm=on \
 		-global driver=cfi.pflash01,property=secure,value=on -accel tcg \
 		-m "${MEM:-512}" -smp "${SMP:-1}" \
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$SB_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
 		${QEMU_DRIVE:--drive file="$disk",format=raw,if=virtio,cache=unsafe} \
 		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@"
 }
 
 # the plain (Secure Boot off) variable store, for a boot under the same firmware code
