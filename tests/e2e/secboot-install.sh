@@ -20,12 +20,24 @@
 #                                   Debian-signed fallback, which runs under Secure Boot
 #   secboot-install.sh shim-nomok   control: the same ESP and entry without the MOK:
 #                                   shim refuses grubx64.efi
+#   secboot-install.sh db           --secure-boot=db: the fake efivarfs's db (and the firmware's)
+#                                   is OVMF_VARS_4M.snakeoil.fd's, which holds the certificate;
+#                                   the entry starts \EFI\efiresume\efiresume.efi, which starts
+#                                   the fallback \vmlinuz.efi (Debian's kernel re-signed with
+#                                   the snakeoil key: the firmware's db is all there is)
+#   secboot-install.sh db-notindb   control: the same install, booted on OVMF_VARS_4M.ms.fd
+#                                   (the certificate is not in db): the firmware refuses efiresume
 # Needs root (the tmpfs mount).
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
-case=${1:?case: shim shim-nomok}
-case $case in shim | shim-nomok) ;; *) die "case: shim shim-nomok" ;; esac
+case=${1:?case: shim shim-nomok db db-notindb}
+case $case in
+shim | shim-nomok) mode=shim store=/usr/share/OVMF/OVMF_VARS_4M.ms.fd loader=shimx64.efi ;;
+db) mode=db store=$SB_VARS loader=efiresume.efi ;;
+db-notindb) mode=db store=/usr/share/OVMF/OVMF_VARS_4M.ms.fd loader=efiresume.efi ;;
+*) die "case: shim shim-nomok db db-notindb" ;;
+esac
 d=$(scratch "secboot-install-$case")
 G=8be4df61-93ca-11d2-aa0d-00e098032b8c
 for t in sbsign sbverify openssl mokutil sgdisk mcopy; do
@@ -63,13 +75,16 @@ printf 'Filename\tType\tSize\tUsed\tPriority\n%s\tpartition\t8188\t0\t-2\n' "$m/
 cp "$BUILD/efiresume-x64.efi" "$m/lib/efiresume-x64.efi"
 # variables (efivarfs files: 4 attribute bytes, then data): the Boot#### of OVMF_VARS_4M.ms.fd (the
 # installer's entry gets the number it would get on that machine), a BootOrder, Secure Boot on, user mode
-PYTHONPATH=$vfw python3 -m virt.firmware.vars -i /usr/share/OVMF/OVMF_VARS_4M.ms.fd --output-json "$d/ms.json" >/dev/null 2>&1
-python3 - "$d/ms.json" "$v" "$G" <<'PY'
+# (and its db: the installer checks the fallback's signature, and under db the certificate, against it)
+vstore=$store; [ "$case" = db-notindb ] && vstore=$SB_VARS      # the machine the installer ran on
+PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$vstore" --output-json "$d/store.json" >/dev/null 2>&1
+python3 - "$d/store.json" "$v" "$G" <<'PY'
 import json, re, sys
 j, v, g = sys.argv[1:]
 for x in json.load(open(j))["variables"]:
-	if re.fullmatch(r"Boot[0-9A-F]{4}", x["name"]) and x["guid"] == g:
-		open(f"{v}/{x['name']}-{g}", "wb").write(int(x["attr"]).to_bytes(4, "little") + bytes.fromhex(x["data"]))
+	if (re.fullmatch(r"Boot[0-9A-F]{4}", x["name"]) and x["guid"] == g) or \
+	   (x["name"] == "db" and x["guid"] == "d719b2cb-3d3a-4596-a3bc-dad00e67656f"):
+		open(f"{v}/{x['name']}-{x['guid']}", "wb").write(int(x["attr"]).to_bytes(4, "little") + bytes.fromhex(x["data"]))
 PY
 printf '\007\000\000\000\000\000\001\000\002\000' >"$v/BootOrder-$G"
 printf '\006\000\000\000\001' >"$v/SecureBoot-$G"
@@ -113,7 +128,11 @@ EOF
 chmod +x "$m/bin/efibootmgr"
 mount -t tmpfs -o size=64m /dev/vda1 "$esp" || die "cannot mount a tmpfs (needs root)"
 trap 'umount "$esp"' EXIT
-cp "$(kernel_image "$kdir")" "$esp/vmlinuz.efi"        # Debian's own signature
+if [ $mode = shim ]; then
+	cp "$(kernel_image "$kdir")" "$esp/vmlinuz.efi"        # Debian's own signature
+else
+	sb_sign "$key" "$(kernel_image "$kdir")" "$esp/vmlinuz.efi"
+fi
 cp "$d/initrd.gz" "$esp/initrd.gz"
 export EFIRESUME_SYSFS=$m/sys EFIRESUME_PROC=$m/proc EFIRESUME_DEV=$m/dev EFIRESUME_STATE_DIR=$m/state \
 	EFIRESUME_LIBDIR=$m/lib EFIRESUME_ESP_FSTYPES="vfat tmpfs" EFIRESUME_EFIBOOTMGR=$m/bin/efibootmgr \
@@ -122,18 +141,24 @@ export EFIRESUME_SYSFS=$m/sys EFIRESUME_PROC=$m/proc EFIRESUME_DEV=$m/dev EFIRES
 
 ok=0
 rc=0
-printf 'mokpass1\nmokpass1\n' | "$TOP/tools/efiresume-install" install --esp-path="$esp" --secure-boot=shim \
+printf 'mokpass1\nmokpass1\n' | "$TOP/tools/efiresume-install" install --esp-path="$esp" --secure-boot=$mode \
 	--key="$key" --cert="$SB_CERT" --fallback='\vmlinuz.efi' \
 	--options="initrd=\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker" > "$d/install.log" 2>&1 || rc=$?
 sed 's/^/  | /' "$d/install.log"
 echo "  install: status $rc"
 [ $rc = 0 ] || ok=1
 host() { if [ "$2" = "$3" ]; then echo "  ok: $1 ($2)"; else echo "  FAIL: $1: got '$2', want '$3'"; ok=1; fi; }
-host "installer: \\EFI\\efiresume\\ holds" "$(ls "$esp/EFI/efiresume" 2>/dev/null | tr '\n' ' ')" "efiresume.conf grubx64.efi mmx64.efi shimx64.efi "
 fp=$(openssl x509 -in "$SB_CERT" -noout -fingerprint -sha1 | sed 's/^[^=]*=//' | tr A-F a-f)
-host "mokutil wrote MokNew (mokutil --list-new lists the certificate)" \
-	"$(mokutil --list-new 2>&1 | tr A-F a-f | grep -c "$fp")" 1
-echo "  MokNew: $(ls -l "$v"/MokNew-* 2>/dev/null | awk '{print $5, $NF}')"
+if [ $mode = shim ]; then
+	host "installer: \\EFI\\efiresume\\ holds" "$(ls "$esp/EFI/efiresume" 2>/dev/null | tr '\n' ' ')" "efiresume.conf grubx64.efi mmx64.efi shimx64.efi "
+	host "mokutil wrote MokNew (mokutil --list-new lists the certificate)" \
+		"$(mokutil --list-new 2>&1 | tr A-F a-f | grep -c "$fp")" 1
+	echo "  MokNew: $(ls -l "$v"/MokNew-* 2>/dev/null | awk '{print $5, $NF}')"
+else
+	host "installer: \\EFI\\efiresume\\ holds" "$(ls "$esp/EFI/efiresume" 2>/dev/null | tr '\n' ' ')" "efiresume.conf efiresume.efi "
+	host "no MokNew (db: mokutil not used)" "$(ls "$v" | grep -c '^MokNew-')" 0
+	host "efiresume.efi verifies against the certificate" "$(sbverify --cert "$SB_CERT" "$esp/EFI/efiresume/efiresume.efi" 2>&1 | tail -n 1)" "Signature verification OK"
+fi
 entry=$(sed -n 's/^entry=//p' "$m/state/state" 2>/dev/null)
 echo "  entry: Boot$entry, efibootmgr $(cat "$m/efibootmgr-create.log" 2>/dev/null)"
 echo "  efibootmgr -v: $(/usr/bin/efibootmgr -v 2>/dev/null | grep -a "^Boot$entry")"
@@ -156,7 +181,7 @@ print(json.dumps({"version": 2, "variables": [
 	{"name": "Boot" + n, "guid": g, "attr": attr, "data": raw[4:].hex()},
 	{"name": "BootNext", "guid": g, "attr": 7, "data": int(n, 16).to_bytes(2, "little").hex()}]}))
 EOF
-cp /usr/share/OVMF/OVMF_VARS_4M.ms.fd "$d/vars.fd"
+cp "$store" "$d/vars.fd"
 mok=()
 [ "$case" = shim ] && mok=(--add-mok 338ebdff-5bf8-4971-8760-45caada2d435 "$SB_CERT")
 PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$d/vars.fd" -o "$d/vars.new" "${mok[@]}" \
@@ -165,26 +190,33 @@ mv "$d/vars.new" "$d/vars.fd"
 PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$d/vars.fd" -p 2>/dev/null | grep -aE "^ *(Boot$entry|BootNext|MokList)" | sed 's/^ */  vars: /' || true
 
 L=$d/serial1.log
-tmo=240; [ "$case" = shim ] || tmo=90
+tmo=240; case $case in *no*) tmo=90 ;; esac
 t0=$(date +%s)
 rc=0
 sb_run_qemu "$d/disk.img" "$d/vars.fd" "$L" $tmo -device virtio-rng-pci || rc=$?
 echo "  boot 1: qemu exit status $rc ($(( $(date +%s) - t0 )) s)"
-expect "$L" "BdsDxe: starting Boot$entry \"Resume hibernated Linux\" from HD\(1,GPT,($ESP_PARTUUID|${ESP_PARTUUID^^}),.*\)/\\\\EFI\\\\efiresume\\\\shimx64.efi" \
-	"the firmware started the installer's entry Boot$entry (BootNext): \\EFI\\efiresume\\shimx64.efi" || ok=1
+go=starting; [ "$case" = db-notindb ] && go=loading        # refused by LoadImage: never "starting"
+expect "$L" "BdsDxe: $go Boot$entry \"Resume hibernated Linux\" from HD\(1,GPT,($ESP_PARTUUID|${ESP_PARTUUID^^}),.*\)/\\\\EFI\\\\efiresume\\\\$loader" \
+	"BdsDxe $go the installer's entry Boot$entry (BootNext): \\EFI\\efiresume\\$loader" || ok=1
 case $case in
-shim)
-	expect "$L" "efiresume: efiresume .* \(x64\) started" "shim started efiresume (grubx64.efi, signed by the installer)" || ok=1
+shim | db)
+	who="shim started efiresume (grubx64.efi, signed by the installer)"
+	[ $mode = db ] && who="the firmware started efiresume.efi (signed by the installer, certificate in db)"
+	expect "$L" "efiresume: efiresume .* \(x64\) started" "$who" || ok=1
 	expect "$L" "efiresume: configuration \\\\EFI\\\\efiresume\\\\efiresume.conf read" "efiresume read the installer's \\EFI\\efiresume\\efiresume.conf" || ok=1
 	expect "$L" "efiresume: Secure Boot is on" "efiresume saw Secure Boot" || ok=1
 	expect "$L" "efiresume: swap PARTUUID=$SWAP_PARTUUID: no image" "no image" || ok=1
 	expect "$L" "efiresume: starting \\\\vmlinuz.efi initrd=\\\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker" "it starts the installer's fallback with its options" || ok=1
-	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "Debian's signed kernel started (shim verified it)" || ok=1
+	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "the fallback kernel started ($([ $mode = shim ] && echo "Debian's signature, shim verified it" || echo "snakeoil signature, the firmware's db"))" || ok=1
 	expect "$L" "EFIRESUME-TEST: secureboot=1 lockdown=.*\[integrity\]" "the kernel runs under Secure Boot, locked down" || ok=1
 	;;
-shim-nomok)
+shim-nomok | db-notindb)
 	expect_not "$L" "efiresume: efiresume .* started" "efiresume never started" || ok=1
-	expect "$L" "Verification failed|Security Violation|Access Denied" "shim refused it" || ok=1
+	if [ $mode = shim ]; then
+		expect "$L" "Verification failed: \(0x1A\) Security Violation" "shim refused it" || ok=1
+	else
+		expect "$L" "BdsDxe: failed to load Boot$entry .*efiresume.efi: Access Denied" "the firmware refused it" || ok=1
+	fi
 	;;
 esac
 exit $ok
