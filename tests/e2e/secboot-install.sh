@@ -20,6 +20,10 @@
 #                                   Debian-signed fallback, which runs under Secure Boot
 #   secboot-install.sh shim-nomok   control: the same ESP and entry without the MOK:
 #                                   shim refuses grubx64.efi
+#   secboot-install.sh shim-moknew  the MOK request as the installer left it (mokutil's MokNew and
+#                                   MokAuth carried into the firmware's store, no MokList): shim
+#                                   starts MokManager from \EFI\efiresume\ (mmx64.efi); nobody
+#                                   confirms, so after its countdown shim refuses efiresume
 #   secboot-install.sh db           --secure-boot=db: the fake efivarfs's db (and the firmware's)
 #                                   is OVMF_VARS_4M.snakeoil.fd's, which holds the certificate;
 #                                   the entry starts \EFI\efiresume\efiresume.efi, which starts
@@ -31,12 +35,12 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
-case=${1:?case: shim shim-nomok db db-notindb}
+case=${1:?case: shim shim-nomok shim-moknew db db-notindb}
 case $case in
-shim | shim-nomok) mode=shim store=/usr/share/OVMF/OVMF_VARS_4M.ms.fd loader=shimx64.efi ;;
+shim | shim-nomok | shim-moknew) mode=shim store=/usr/share/OVMF/OVMF_VARS_4M.ms.fd loader=shimx64.efi ;;
 db) mode=db store=$SB_VARS loader=efiresume.efi ;;
 db-notindb) mode=db store=/usr/share/OVMF/OVMF_VARS_4M.ms.fd loader=efiresume.efi ;;
-*) die "case: shim shim-nomok db db-notindb" ;;
+*) die "case: shim shim-nomok shim-moknew db db-notindb" ;;
 esac
 d=$(scratch "secboot-install-$case")
 G=8be4df61-93ca-11d2-aa0d-00e098032b8c
@@ -156,7 +160,7 @@ if [ $mode = shim ]; then
 	echo "  MokNew: $(ls -l "$v"/MokNew-* 2>/dev/null | awk '{print $5, $NF}')"
 else
 	host "installer: \\EFI\\efiresume\\ holds" "$(ls "$esp/EFI/efiresume" 2>/dev/null | tr '\n' ' ')" "efiresume.conf efiresume.efi "
-	host "no MokNew (db: mokutil not used)" "$(ls "$v" | grep -c '^MokNew-')" 0
+	host "no MokNew (db: mokutil not used)" "$(compgen -G "$v/MokNew-*" | wc -l)" 0
 	host "efiresume.efi verifies against the certificate" "$(sbverify --cert "$SB_CERT" "$esp/EFI/efiresume/efiresume.efi" 2>&1 | tail -n 1)" "Signature verification OK"
 fi
 entry=$(sed -n 's/^entry=//p' "$m/state/state" 2>/dev/null)
@@ -172,14 +176,19 @@ esp_put "$d/disk.img" "$esp/initrd.gz" ::/initrd.gz
 echo "  ESP: $(mdir -/ -b -i "$d/disk.img@@$((ESP_START * 512))" ::/ | tr '\n' ' ')"
 
 # ---- the variable store: Microsoft's keys, the MOK (the shim case), the installer's entry, BootNext
-python3 - "$v/Boot$entry-$G" "$entry" "$G" > "$d/boot.json" <<'EOF'
-import json, sys
-f, n, g = sys.argv[1:]
+# shim-moknew: also mokutil's MokNew and MokAuth as the installer left them (the MOK request)
+carry=(); [ "$case" = shim-moknew ] && carry=("$v"/MokNew-* "$v"/MokAuth-*)
+python3 - "$v/Boot$entry-$G" "$entry" "$G" "${carry[@]}" > "$d/boot.json" <<'EOF'
+import json, os, sys
+f, n, g = sys.argv[1:4]
 raw = open(f, "rb").read()
-attr = int.from_bytes(raw[:4], "little")
-print(json.dumps({"version": 2, "variables": [
-	{"name": "Boot" + n, "guid": g, "attr": attr, "data": raw[4:].hex()},
-	{"name": "BootNext", "guid": g, "attr": 7, "data": int(n, 16).to_bytes(2, "little").hex()}]}))
+vs = [{"name": "Boot" + n, "guid": g, "attr": int.from_bytes(raw[:4], "little"), "data": raw[4:].hex()},
+	{"name": "BootNext", "guid": g, "attr": 7, "data": int(n, 16).to_bytes(2, "little").hex()}]
+for c in sys.argv[4:]:
+	raw = open(c, "rb").read()
+	name, guid = os.path.basename(c).split("-", 1)
+	vs.append({"name": name, "guid": guid, "attr": int.from_bytes(raw[:4], "little"), "data": raw[4:].hex()})
+print(json.dumps({"version": 2, "variables": vs}))
 EOF
 cp "$store" "$d/vars.fd"
 mok=()
@@ -187,10 +196,10 @@ mok=()
 PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$d/vars.fd" -o "$d/vars.new" "${mok[@]}" \
 	--set-json "$d/boot.json" > "$d/vfw.log" 2>&1 || { echo "  virt-fw-vars failed"; cat "$d/vfw.log"; exit 1; }
 mv "$d/vars.new" "$d/vars.fd"
-PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$d/vars.fd" -p 2>/dev/null | grep -aE "^ *(Boot$entry|BootNext|MokList)" | sed 's/^ */  vars: /' || true
+PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$d/vars.fd" -p 2>/dev/null | grep -aE "^ *(Boot$entry|BootNext|MokList|MokNew|MokAuth)" | sed 's/^ */  vars: /' || true
 
 L=$d/serial1.log
-tmo=240; case $case in *no*) tmo=90 ;; esac
+tmo=240; case $case in *no* | *moknew) tmo=90 ;; esac     # shim-nomok, shim-moknew, db-notindb
 t0=$(date +%s)
 rc=0
 sb_run_qemu "$d/disk.img" "$d/vars.fd" "$L" $tmo -device virtio-rng-pci || rc=$?
@@ -209,6 +218,12 @@ shim | db)
 	expect "$L" "efiresume: starting \\\\vmlinuz.efi initrd=\\\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker" "it starts the installer's fallback with its options" || ok=1
 	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "the fallback kernel started ($([ $mode = shim ] && echo "Debian's signature, shim verified it" || echo "snakeoil signature, the firmware's db"))" || ok=1
 	expect "$L" "EFIRESUME-TEST: secureboot=1 lockdown=.*\[integrity\]" "the kernel runs under Secure Boot, locked down" || ok=1
+	;;
+shim-moknew)
+	expect "$L" "Perform MOK management|Press any key to perform MOK management" "shim started MokManager (\\EFI\\efiresume\\mmx64.efi) for the MOK request" || ok=1
+	# nobody confirms it (MokManager's screens are not played): its 10 s pass, shim goes on and refuses
+	expect "$L" "Verification failed: \(0x1A\) Security Violation" "unconfirmed: after MokManager's countdown shim refuses efiresume" || ok=1
+	expect_not "$L" "efiresume: efiresume .* started" "efiresume never started" || ok=1
 	;;
 shim-nomok | db-notindb)
 	expect_not "$L" "efiresume: efiresume .* started" "efiresume never started" || ok=1
