@@ -172,6 +172,12 @@ vars_none() {
 	val_is "$1" erloc-at-boot none "no EfiresumeLocation"
 }
 
+# firmware_started_debian N: the firmware started the Debian entry, not efiresume (boot N)
+firmware_started_debian() {
+	expect "$d/$1.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
+	expect_not "$d/$1.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
+}
+
 # check_facts N: a Debian 13 system with systemd 257 and a 6.12 kernel (EFIRESUME_DEBIAN=12:
 # Debian 12, systemd 252, 6.1)
 check_facts() {
@@ -263,8 +269,7 @@ EOF
 	echo "boot 3 (a normal boot, nothing to resume):"
 	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh"
 	qemu_ok
-	expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
-	expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
+	firmware_started_debian boot3
 	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
 	val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"
 	vars_none boot3
@@ -465,8 +470,7 @@ EOF
 		expect "$d/boot3.log" "$unlock_re" "the initramfs asked for the passphrase as usual" || ok=1
 		val_is boot3 swap-sig-boot SWAPSPACE2 "the swap LV's signature (through the mapping)"
 	else
-		expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
-		expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
+		firmware_started_debian boot3
 		val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"
 	fi
 	vars_none boot3
@@ -618,8 +622,7 @@ EOF
 	echo "boot 3 (a normal boot, nothing to resume):"
 	deb_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh"
 	qemu_ok
-	expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
-	expect_not "$d/boot3.log" "$ER_RE|BdsDxe: (loading|starting) Boot$er" "efiresume did not run (no prompt)" || ok=1
+	firmware_started_debian boot3
 	expect_not "$d/boot3.log" 'PM: (hibernation: )?(Loading|Reading) (and decompressing )?image data|PM: Image signature found' "the kernel found nothing to resume" || ok=1
 	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
 	expect "$d/boot3.log" "EFIRESUME-TEST: swaps: /swap/swapfile file 512M" "the swap file in use again" || ok=1

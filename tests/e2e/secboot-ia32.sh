@@ -27,14 +27,7 @@ make -s -C "$TOP" sign KEY="$(sb_key "$d")" CERT="$SB_CERT" >/dev/null 2>&1 ||
 	{ echo "  make sign failed"; exit 1; }
 
 kdir=$(kernel_dir linux-image-686:i386)
-cat "$TOP"/tests/e2e/init/prelude.sh "$TOP"/tests/e2e/init/secboot.sh > "$d/init"
-make_initramfs ia32 "$kdir" "$d/init" "$d/initrd.gz"
-marker=m$RANDOM$RANDOM
-cat > "$d/efiresume.conf" <<CONF
-timeout 0
-fallback \\vmlinuz.efi
-options initrd=\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker
-CONF
+sb_guest ia32 "$kdir"
 efi=$BUILD/efiresume-ia32.signed.efi
 [ "$case" = unsigned ] && efi=$BUILD/efiresume-ia32.efi
 kernel=$d/vmlinuz.efi

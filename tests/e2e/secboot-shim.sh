@@ -26,14 +26,7 @@ vfw=$(kernel_dir python3-virt-firmware backports)
 echo "  shim: shim-signed $(dpkg-deb -f "$(ls -t "$CACHE"/debs/shim-signed_*.deb | head -1)" Version)"
 
 kdir=$(kernel_dir linux-image-cloud-amd64)
-cat "$TOP"/tests/e2e/init/prelude.sh "$TOP"/tests/e2e/init/secboot.sh > "$d/init"
-make_initramfs x64 "$kdir" "$d/init" "$d/initrd.gz"
-marker=m$RANDOM$RANDOM
-cat > "$d/efiresume.conf" <<CONF
-timeout 0
-fallback \\vmlinuz.efi
-options initrd=\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker
-CONF
+sb_guest x64 "$kdir"
 kernel=$d/vmlinuz.efi
 cp "$(kernel_image "$kdir")" "$kernel"        # Debian's own signature
 if [ "$case" = unsigned-kernel ]; then

@@ -34,16 +34,9 @@ make -s -C "$TOP" sign KEY="$(sb_key "$d")" CERT="$SB_CERT" >/dev/null 2>&1 ||
 
 # Debian 12's 6.1, or (a case named *-6.12*) the 6.12 of bookworm-backports, Debian 13's kernel
 kdir=$(kernel_dir linux-image-cloud-amd64 $([[ $case == *-6.12* ]] && echo backports))
-cat "$TOP"/tests/e2e/init/prelude.sh "$TOP"/tests/e2e/init/secboot.sh > "$d/init"
-make_initramfs x64 "$kdir" "$d/init" "$d/initrd.gz"
-marker=m$RANDOM$RANDOM
 try=
 case $case in baseline*) try=" efiresume_try_hibernate=1" ;; esac
-cat > "$d/efiresume.conf" <<CONF
-timeout 0
-fallback \\vmlinuz.efi
-options initrd=\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker$try
-CONF
+sb_guest x64 "$kdir" "$try"
 efi=$BUILD/efiresume-x64.signed.efi
 [ "$case" = unsigned ] && efi=$BUILD/efiresume-x64.efi
 kernel=$d/vmlinuz.efi

@@ -78,3 +78,17 @@ sb_new_vars_ia32() {
 	fi
 	cp "$f" "$out"
 }
+
+# sb_guest ARCH KDIR [EXTRA]: the secboot guest in $d: init (prelude + init/secboot.sh) and
+# initrd.gz with KDIR's modules, a random $marker, and efiresume.conf starting \vmlinuz.efi
+# with that initrd and the marker (EXTRA: more kernel arguments, each with its leading space)
+sb_guest() {
+	cat "$TOP"/tests/e2e/init/prelude.sh "$TOP"/tests/e2e/init/secboot.sh > "$d/init"
+	make_initramfs "$1" "$2" "$d/init" "$d/initrd.gz"
+	marker=m$RANDOM$RANDOM
+	cat > "$d/efiresume.conf" <<CONF
+timeout 0
+fallback \\vmlinuz.efi
+options initrd=\\initrd.gz console=ttyS0 panic=-1 efiresume_marker=$marker${3:-}
+CONF
+}
