@@ -33,8 +33,10 @@
 #   kernel-cycle.sh lzo|lz4   a compressed tagged image (hibernate.compressor=): verified,
 #                             resumed (same token), rotated key taken
 #   kernel-cycle.sh cost      the tag's cost: COST_RUNS (3) hibernations with the key
-#                             (lockdown=confidentiality, tagged) and without (no lockdown,
-#                             untagged), printk times from "Wrote" to "sleep state S5"
+#                             (Secure Boot on, lockdown=confidentiality, tagged) and without
+#                             (Secure Boot off in the same store, no lockdown, untagged),
+#                             printk times from "Wrote" to "sleep state S5"; each image
+#                             resumed by efiresume: its total time, and its tag check
 # env KERNEL_BZIMAGE: use this bzImage instead of tests/lib/kernel-build.sh's.
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
@@ -371,13 +373,21 @@ lzo|lz4)
 	expect "$d/resume.log" "efiresume: .*CRC32 0x[0-9A-Fa-f]+ verified" "the CRC32 verified too" || ok=1
 	;;
 cost)
+	# key: Secure Boot on, lockdown=confidentiality: the kernel tags, efiresume verifies the tag.
+	# none: the same store with SecureBootEnable 0 (Secure Boot off: no key handed over, no
+	# lockdown): the kernel writes an untagged image, efiresume resumes it without a tag check.
+	# Each hibernation is resumed by efiresume in the next boot: its own "total" (from its
+	# start to the hand-off) with and without the tag, same kernel, disk and run.
 	runs=${COST_RUNS:-3}
 	new_disk "$d/disk.img"
+	cp "$d/vars.fd" "$d/vars-off.fd"
+	python3 "$TOP/tests/lib/secboot-vars.py" "$d/vars-off.fd" SecureBootEnable --set1 0 >/dev/null
 	for mode in key none; do
+		v=$d/vars.fd; [ $mode = key ] || v=$d/vars-off.fd
 		for i in $(seq "$runs"); do
 			mkswap_disk "$DISK" $SWAP_PARTUUID
 			if [ $mode = key ]; then conf hibernate 1; else conf hibernate 1 "$COMP"; fi
-			boot "$mode$i"
+			boot "$mode$i" "$DISK" "$v"
 			t=$(python3 - "$d/$mode$i.txt" <<'PY'
 import re, sys
 t = {}
@@ -396,10 +406,26 @@ PY
 			echo "  $mode run $i: Wrote->S5, Creating->S5 (s), tag, kbytes written: ${t:-MISSING}"
 			[ -n "$t" ] || ok=1
 			echo "$mode $t" >> "$d/cost.txt"
+			tok=$(grab "$mode$i" '^KTEST: token=\([0-9a-f]*\)$')
+			boot "$mode$i-resume" "$DISK" "$v"
+			L=$d/$mode$i-resume.log
+			expect "$L" "^KTEST: resumed \(round 1\) token=$tok\$" "$mode run $i: efiresume resumed it (token $tok)" || ok=1
+			tot=$(grab "$mode$i-resume" '.*efiresume: timing: prepare [0-9]* ms, total \([0-9]*\) ms.*')
+			tag=$(grab "$mode$i-resume" '.*Secure Boot: tag verified over [0-9]* pages (\([0-9]*\) ms).*')
+			if [ $mode = key ]; then
+				[ -n "$tag" ] || bad "$mode run $i: no tag check in efiresume's log"
+			else
+				expect_not "$L" 'efiresume: Secure Boot is on' "$mode run $i: efiresume ran with Secure Boot off" || ok=1
+				[ -z "$tag" ] || bad "$mode run $i: a tag was checked on an untagged image"
+			fi
+			echo "  $mode run $i: efiresume total ${tot:-MISSING} ms, tag check ${tag:-none} ms"
+			[ -n "$tot" ] || ok=1
+			echo "$mode ${tot:-0} ${tag:-0}" >> "$d/resume.txt"
 		done
 	done
+	med() { sort -n | awk '{a[NR]=$1}END{print a[int((NR+1)/2)]}'; }
 	for mode in key none; do
-		echo "  $mode: median Wrote->S5 $(awk -v m=$mode '$1==m{print $2}' "$d/cost.txt" | sort -n | awk '{a[NR]=$1}END{print a[int((NR+1)/2)]}') s, Creating->S5 $(awk -v m=$mode '$1==m{print $3}' "$d/cost.txt" | sort -n | awk '{a[NR]=$1}END{print a[int((NR+1)/2)]}') s"
+		echo "  $mode: median Wrote->S5 $(awk -v m=$mode '$1==m{print $2}' "$d/cost.txt" | med) s, Creating->S5 $(awk -v m=$mode '$1==m{print $3}' "$d/cost.txt" | med) s; efiresume total $(awk -v m=$mode '$1==m{print $2}' "$d/resume.txt" | med) ms, tag check $(awk -v m=$mode '$1==m{print $3}' "$d/resume.txt" | med) ms"
 	done
 	grep -q '^key .* tagged ' "$d/cost.txt" && ! grep -q '^none .* tagged ' "$d/cost.txt" || bad "tagged/untagged runs not as expected"
 	;;
