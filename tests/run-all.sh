@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs the test suite and ends with one line "N passed, N failed".
-#   tests/run-all.sh [GROUP...]   groups: unit fuzz e2e seeds slow (default: unit fuzz e2e, and
-#                                 slow when what it needs is cached already; seeds = the e2e
-#                                 cases of the 2004 format only; slow = tests/e2e/cases-slow)
+#   tests/run-all.sh [GROUP...]   groups: unit fuzz e2e kernel seeds slow (default: unit fuzz
+#                                 e2e kernel, and slow when what it needs is cached already;
+#                                 kernel = tests/e2e/cases-kernel, the patched 6.12 kernel's
+#                                 main cases: when the kernel is not cached its build starts
+#                                 first, niced, beside the other groups, and those cases wait
+#                                 for it; seeds = the e2e cases of the 2004 format only;
+#                                 slow = tests/e2e/cases-slow)
 # E2E cases run two at a time (QEMU under TCG is one busy thread per vCPU).
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$TOP"
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
-	groups=(unit fuzz e2e)
+	groups=(unit fuzz e2e kernel)
 	# the slow tier only when what it needs is built already (make test-slow builds it)
 	if why=$(tests/lib/slow-warm.sh); then
 		groups+=(slow)
@@ -25,6 +29,22 @@ rm -rf "$logdir"; mkdir -p "$logdir"
 cases=()
 add() { cases+=("$1|$2"); }   # name|command
 
+# the kernel group: build the test kernel in the background when it is not cached (make kernel
+# does the same in the foreground); its cases call tests/lib/kernel-build.sh, which waits on
+# the build's lock and then finds the bzImage
+kbuild_pid=
+for g in "${groups[@]}"; do
+	[ "$g" = kernel ] || continue
+	kdir=$(tests/lib/kernel-build.sh --dir)
+	if [ ! -f "$kdir/bzImage" ]; then
+		echo "kernel tier: the test kernel is not cached; building it now beside the other tests ($logdir/kernel-build.log)"
+		nice -n 10 tests/lib/kernel-build.sh > "$logdir/kernel-build.log" 2>&1 &
+		kbuild_pid=$!
+		# let it take its lock before any case asks for the kernel
+		for _ in $(seq 50); do [ -e "$kdir/.lock" ] && break; sleep 0.2; done
+	fi
+done
+
 for g in "${groups[@]}"; do
 	case $g in
 	unit)
@@ -32,10 +52,11 @@ for g in "${groups[@]}"; do
 		for t in "$BUILD"/unit-O2/test_*; do [ -x "$t" ] && add "unit-O2/$(basename "$t")" "$t"; done ;;
 	fuzz)
 		for f in "$BUILD"/fuzz/fuzz_*; do [ -x "$f" ] && add "fuzz/$(basename "$f")" "tests/fuzz/run.sh ${FUZZ_SMOKE_SECONDS:-15} $(basename "$f")"; done ;;
-	e2e|seeds|slow)
+	e2e|seeds|slow|kernel)
 		# "seeds" runs only the cases of the seeds' 2004 format (names seeds-*)
 		list=tests/e2e/cases
 		[ "$g" = slow ] && list=tests/e2e/cases-slow
+		[ "$g" = kernel ] && list=tests/e2e/cases-kernel
 		while read -r name cmd; do
 			case $name in ''|'#'*) continue ;; esac
 			[ "$g" = seeds ] && [[ $name != seeds-* ]] && continue
@@ -58,11 +79,15 @@ running=()
 start=$SECONDS
 for c in "${cases[@]}"; do
 	name=${c%%|*} cmd=${c#*|}
-	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+	# (the kernel build, when it runs beside them, does not take a slot)
+	while [ "$(jobs -rp | grep -vxF "${kbuild_pid:-none}" | wc -l)" -ge "$JOBS" ]; do wait -n; done
 	echo "RUN   $name"
 	run_case "$name" "$cmd" &
 done
 wait
+if [ -n "$kbuild_pid" ]; then
+	wait "$kbuild_pid"; echo "kernel tier: the kernel build exited with status $? ($(tail -n 2 "$logdir/kernel-build.log" | head -n 1))"
+fi
 
 for c in "${cases[@]}"; do
 	name=${c%%|*}

@@ -21,7 +21,8 @@
 #   kernel-cycle.sh header    the auth block's key page address (+4096, still page-aligned),
 #                             then the swsusp header's hw_sig (ignored by the reader without
 #                             SF_HW_SIG), then the resume offset (the header page copied to
-#                             page N, efiresume told resume-offset N): each refused by the tag;
+#                             page N, efiresume told resume-offset N), then cr3 in the
+#                             swsusp_info page's arch header (+4096): each refused by the tag;
 #                             control: untouched resumes
 #   kernel-cycle.sh replay    the image resumed (control), then the copy taken before written
 #                             back: refused (another key id: K rotated), kept, fallback
@@ -38,6 +39,8 @@
 #                             printk times from "Wrote" to "sleep state S5"; each image
 #                             resumed by efiresume: its total time, and its tag check
 # env KERNEL_BZIMAGE: use this bzImage instead of tests/lib/kernel-build.sh's.
+#     KC_CONTROL=notag: efiresume built without the tag comparison (the control run of the
+#     flip and header cases: they must fail with it).
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
@@ -47,6 +50,19 @@ d=$(scratch "kernel-cycle-$case")
 T0=$(date +%s)
 make -s -C "$TOP" sign KEY="$(sb_key "$d")" CERT="$SB_CERT" >/dev/null 2>&1 || { echo "  make sign failed"; exit 1; }
 sb_sign "$d/snakeoil.key" "$bz" "$d/vmlinuz.efi"
+EFI=$BUILD/efiresume-x64.signed.efi
+# KC_CONTROL=notag: the control with the check removed: efiresume built from this tree (git
+# archive of HEAD) with the tag's comparison taken out of loader/auth_run.c (the pages are
+# still hashed, the result ignored), signed the same way. A refusal case must fail with it.
+if [ "${KC_CONTROL:-}" = notag ]; then
+	mkdir -p "$d/ctl"
+	git -C "$TOP" archive HEAD | tar -x -C "$d/ctl"
+	sed -i 's/ok = fed == img->image_pages && er_auth_end(&ar->mac, ar->blk.tag);/ok = fed == img->image_pages; (void)er_auth_end(\&ar->mac, ar->blk.tag);/' "$d/ctl/loader/auth_run.c"
+	grep -q '(void)er_auth_end' "$d/ctl/loader/auth_run.c" || die "KC_CONTROL=notag: the tag comparison was not found in loader/auth_run.c"
+	make -s -C "$d/ctl" sign KEY="$d/snakeoil.key" CERT="$SB_CERT" >"$d/ctl.log" 2>&1 || { tail "$d/ctl.log"; die "control build failed"; }
+	EFI=$d/ctl/build/efiresume-x64.signed.efi
+	echo "  CONTROL: efiresume without the tag comparison ($EFI)"
+fi
 
 # The guest. ktest=hibernate: swapon (the host's mkswap, its UUID), then up to ktest_rounds
 # hibernations, reporting after each resume; ktest=report (or a swap area that is not
@@ -103,7 +119,7 @@ conf() {
 new_disk() {   # new_disk FILE
 	DISK=$1
 	make_disk "$DISK" 640
-	esp_put "$DISK" "$BUILD/efiresume-x64.signed.efi" ::/EFI/BOOT/BOOTX64.EFI
+	esp_put "$DISK" "$EFI" ::/EFI/BOOT/BOOTX64.EFI
 	esp_put "$DISK" "$d/vmlinuz.efi" ::/vmlinuz.efi
 	esp_put "$DISK" "$d/initrd.gz" ::/initrd.gz
 	mkswap_disk "$DISK" $SWAP_PARTUUID
@@ -206,6 +222,9 @@ f.seek(at); v = struct.unpack(fmt, f.read(w))[0]; f.seek(at); f.write(struct.pac
 print("0x%x -> 0x%x" % (v, (v + delta) % (1 << (8 * w))))
 PY
 }
+# vars_copy NAME: a copy of the store as it is now, for one boot, so that each change of a
+# case meets the same key (in the control without the tag check, one accepted image rotates it)
+vars_copy() { cp "$d/vars.fd" "$d/vars-$1.fd"; echo "$d/vars-$1.fd"; }
 hdr_flags() { od -An -tu4 -j $(( $(swap_offset) + 4072 )) -N4 "$DISK" | tr -d ' '; }
 
 sb_new_vars "$d/vars.fd"
@@ -275,12 +294,12 @@ header)
 	conf report 0
 	cp --sparse=always "$DISK" "$d/slot.img"
 	echo "  key page address in the auth block: $(poke "$d/slot.img" $((512 + 16)) 4096 8)"
-	refused_boot slot "$d/slot.img" "$d/vars.fd" 'the tag does not match'
+	refused_boot slot "$d/slot.img" "$(vars_copy slot)" 'the tag does not match'
 	cp --sparse=always "$DISK" "$d/hwsig.img"
 	f=$(hdr_flags)
 	[ $((f & 8)) = 0 ] && echo "  ok: no SF_HW_SIG (flags 0x$(printf %x "$f")): the reader ignores hw_sig" || bad "SF_HW_SIG set (flags $f): the reader checks hw_sig"
 	echo "  hw_sig in the swsusp header: $(poke "$d/hwsig.img" 4056 1)"
-	refused_boot hwsig "$d/hwsig.img" "$d/vars.fd" 'the tag does not match'
+	refused_boot hwsig "$d/hwsig.img" "$(vars_copy hwsig)" 'the tag does not match'
 	# the resume offset: the tag binds where the header was written (page 0 of the partition);
 	# the same header page copied to page N and efiresume told to look there only (resume
 	# PARTUUID= + resume-offset N, as for a swap file) reads the same image, every swap map
@@ -294,8 +313,23 @@ header)
 	{ cat "$d/efiresume.conf"; printf 'resume PARTUUID=%s\nresume-offset %d\n' $SWAP_PARTUUID $n; } > "$d/moved.conf"
 	esp_put "$d/moved.img" "$d/moved.conf" ::/EFI/BOOT/efiresume.conf
 	echo "  the header page copied to page $n of the swap partition; efiresume.conf: resume-offset $n"
-	refused_boot moved "$d/moved.img" "$d/vars.fd" 'the tag does not match'
+	refused_boot moved "$d/moved.img" "$(vars_copy moved)" 'the tag does not match'
 	expect "$d/moved.log" "efiresume: swap file at page $n of PARTUUID=$SWAP_PARTUUID \\(resume-offset\\): hibernation image signature found" "efiresume read the header at page $n" || ok=1
+	# the swsusp_info page (the first page the swap map lists): its x86_64 arch header's cr3
+	# (the restore's page tables; +4096 stays page-aligned, so the reader's checks pass)
+	cp --sparse=always "$DISK" "$d/cr3.img"
+	at=$(python3 - "$d/cr3.img" "$(swap_offset)" <<'PY'
+import struct, sys
+f = open(sys.argv[1], "rb"); off = int(sys.argv[2])
+f.seek(off + 4064); m = struct.unpack("<Q", f.read(8))[0]
+f.seek(off + m * 4096); info = struct.unpack("<Q", f.read(8))[0]
+f.seek(off + info * 4096 + 24); magic = struct.unpack("<Q", f.read(8))[0]
+assert magic == 0x23456789ABCDEF02, "swap page %d: magic 0x%x, not the x86_64 restore record's" % (info, magic)
+print(info * 4096)
+PY
+)
+	echo "  cr3 in the swsusp_info page (swap page $((at / 4096))): $(poke "$d/cr3.img" $((at + 16)) 4096 8)"
+	refused_boot cr3 "$d/cr3.img" "$(vars_copy cr3)" 'the tag does not match'
 	say "control: the untouched image"
 	resume_boot control "$K1" "$PAGES1" 1
 	;;
