@@ -39,8 +39,8 @@
 #                             printk times from "Wrote" to "sleep state S5"; each image
 #                             resumed by efiresume: its total time, and its tag check
 # env KERNEL_BZIMAGE: use this bzImage instead of tests/lib/kernel-build.sh's.
-#     KC_CONTROL=notag: efiresume built without the tag comparison (the control run of the
-#     flip and header cases: they must fail with it).
+#     KC_CONTROL=notag|noauth|norotate: efiresume built with that check taken out (the
+#     control runs of the refusal cases: they must fail with it; see below).
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
@@ -51,17 +51,34 @@ T0=$(date +%s)
 make -s -C "$TOP" sign KEY="$(sb_key "$d")" CERT="$SB_CERT" >/dev/null 2>&1 || { echo "  make sign failed"; exit 1; }
 sb_sign "$d/snakeoil.key" "$bz" "$d/vmlinuz.efi"
 EFI=$BUILD/efiresume-x64.signed.efi
-# KC_CONTROL=notag: the control with the check removed: efiresume built from this tree (git
-# archive of HEAD) with the tag's comparison taken out of loader/auth_run.c (the pages are
-# still hashed, the result ignored), signed the same way. A refusal case must fail with it.
-if [ "${KC_CONTROL:-}" = notag ]; then
+# KC_CONTROL: the control runs, with a check removed: efiresume built from this tree (git
+# archive of HEAD) with one comparison taken out, signed the same way. The refusal cases must
+# fail with it.
+#   notag     the tag's comparison (loader/auth_run.c: the pages still hashed, the result
+#             ignored): flip, flip-lzo, flip-lz4, header
+#   noauth    that and the key id's comparison (another key's tag can never match, so both go):
+#             otherkey
+#   norotate  the key is not rotated after a verified image (loader/resume.c): replay
+ctl_edit() {   # ctl_edit FILE SED-EXPR CHECK-STRING
+	sed -i "$2" "$d/ctl/$1"
+	grep -qF "$3" "$d/ctl/$1" || die "KC_CONTROL=$KC_CONTROL: the code to take out was not found in $1"
+}
+if [ -n "${KC_CONTROL:-}" ]; then
 	mkdir -p "$d/ctl"
 	git -C "$TOP" archive HEAD | tar -x -C "$d/ctl"
-	sed -i 's/ok = fed == img->image_pages && er_auth_end(&ar->mac, ar->blk.tag);/ok = fed == img->image_pages; (void)er_auth_end(\&ar->mac, ar->blk.tag);/' "$d/ctl/loader/auth_run.c"
-	grep -q '(void)er_auth_end' "$d/ctl/loader/auth_run.c" || die "KC_CONTROL=notag: the tag comparison was not found in loader/auth_run.c"
+	case $KC_CONTROL in
+	notag | noauth)
+		ctl_edit loader/auth_run.c 's/ok = fed == img->image_pages && er_auth_end(&ar->mac, ar->blk.tag);/ok = fed == img->image_pages; (void)er_auth_end(\&ar->mac, ar->blk.tag);/' '(void)er_auth_end' ;;&
+	noauth)
+		ctl_edit loader/auth_run.c 's/if (!er_ct_equal(ar->blk.key_id, er_sb.key_id, ER_KEY_ID_LEN)) {/if (0 \&\& !er_ct_equal(ar->blk.key_id, er_sb.key_id, ER_KEY_ID_LEN)) {/' 'if (0 && !er_ct_equal' ;;
+	norotate)
+		ctl_edit loader/resume.c 's|^\(\s*\)er_auth_run_rotate(&ar, l.pfns);|\1/* control: not rotated */|' '/* control: not rotated */' ;;
+	notag) ;;
+	*) die "KC_CONTROL: notag, noauth or norotate" ;;
+	esac
 	make -s -C "$d/ctl" sign KEY="$d/snakeoil.key" CERT="$SB_CERT" >"$d/ctl.log" 2>&1 || { tail "$d/ctl.log"; die "control build failed"; }
 	EFI=$d/ctl/build/efiresume-x64.signed.efi
-	echo "  CONTROL: efiresume without the tag comparison ($EFI)"
+	echo "  CONTROL $KC_CONTROL: efiresume with that check taken out ($EFI)"
 fi
 
 # The guest. ktest=hibernate: swapon (the host's mkswap, its UUID), then up to ktest_rounds
