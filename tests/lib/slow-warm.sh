@@ -7,7 +7,9 @@
 #   - a built Debian 13 root filesystem (tests/lib/debian13.sh, $CACHE/debian13/rootfs-*.done);
 #   - the installer-layout disks of the current recipe (tests/lib/debian13-vol.sh,
 #     $CACHE/debian1N-vol/<key>-<layout>/.done): Debian 13 lvm, crypt-lvm, btrfs; Debian 12
-#     crypt-lvm.
+#     crypt-lvm;
+#   - the Secure Boot installer guest's tree of the current recipe (tests/lib/guestinst.sh,
+#     $CACHE/guestinst/rootfs-<key>.done).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -20,6 +22,8 @@ for l in 13/lvm 13/crypt-lvm 13/btrfs 12/crypt-lvm; do
 	[ -f "$(EFIRESUME_DEBIAN=${l%/*} bash "$here/debian13-vol.sh" --dir ${l#*/})/.done" ] ||
 		missing+=("the Debian ${l%/*} ${l#*/} disk (tests/lib/debian13-vol.sh)")
 done
+[ -f "$(bash "$here/guestinst.sh" --key 2>/dev/null).done" ] ||
+	missing+=("the Secure Boot installer guest (tests/lib/guestinst.sh)")
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "not in the cache ($CACHE): ${missing[*]}"
 exit 1
