@@ -4,6 +4,7 @@
 without the firmware: edk2's authenticated variable format (VARIABLE_HEADER with StartId
 0x55AA, State VAR_ADDED = 0x3F for the live copy). Prints "attrs=0x%x size=%d" of the live
 record named NAME, or "absent".  secboot-vars.py VARS NAME [GUID]
+  secboot-vars.py VARS NAME --hex      the live record's data in hex (or "absent")
   secboot-vars.py VARS NAME --set1 V   overwrite the live record's one data byte with V (in
                                        place; e.g. SecureBootEnable 0: Secure Boot off with the
                                        same keys enrolled)"""
@@ -37,6 +38,10 @@ def main():
         with open(sys.argv[1], "r+b") as f:
             f.seek(live[-1][5])
             f.write(bytes([int(sys.argv[4], 0)]))
+        return
+    if len(sys.argv) > 3 and sys.argv[3] == "--hex":
+        live = [r for r in records(blob) if r[2] == want and r[0] == 0x3F]
+        print(blob[live[-1][5]:live[-1][5] + live[-1][4]].hex() if live else "absent")
         return
     guid = uuid.UUID(sys.argv[3]) if len(sys.argv) > 3 else None
     live = [r for r in records(blob) if r[2] == want and r[0] == 0x3F and (guid is None or r[3] == guid)]
