@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for image/crc32.c, with zlib's crc32() and a bitwise reference as
- * oracles. Every test runs twice: on the PCLMULQDQ folding path (when the CPU has it)
- * and on the table path forced (er_crc32_force_soft). */
+ * oracles. Every test runs three times: as er_crc32_le chooses (the 256-bit VPCLMULQDQ
+ * folding where the CPU and OS allow it), with the 128-bit PCLMULQDQ folding
+ * (er_crc32_no_avx) and on the table path forced (er_crc32_force_soft). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -209,21 +210,35 @@ static void test_paths_agree(void **state)
 		buf[i] = (uint8_t)rng();
 	for (int it = 0; it < 2000; it++) {
 		size_t n = rng_below(it < 1000 ? 1000 : 65536), off = rng_below(70000 - n + 1);
-		uint32_t seed = (uint32_t)rng(), a, b;
+		uint32_t seed = (uint32_t)rng(), a, b, c;
 		er_crc32_force_soft(false);
+		er_crc32_no_avx(false);
 		a = er_crc32_le(seed, buf + off, n);
-		er_crc32_force_soft(true);
+		er_crc32_no_avx(true);
 		b = er_crc32_le(seed, buf + off, n);
-		assert_int_equal(a, b);
+		er_crc32_force_soft(true);
+		c = er_crc32_le(seed, buf + off, n);
+		assert_int_equal(a, c);
+		assert_int_equal(b, c);
 	}
 	er_crc32_force_soft(false);
+	er_crc32_no_avx(false);
 	free(buf);
 }
 
-static int path_clmul(void **state)
+static int path_auto(void **state)
 {
 	(void)state;
 	er_crc32_force_soft(false);
+	er_crc32_no_avx(false);
+	return 0;
+}
+
+static int path_clmul128(void **state)
+{
+	(void)state;
+	er_crc32_force_soft(false);
+	er_crc32_no_avx(true);
 	return 0;
 }
 
@@ -234,27 +249,22 @@ static int path_tables(void **state)
 	return 0;
 }
 
-static int path_reset(void **state)
-{
-	(void)state;
-	er_crc32_force_soft(false);
-	return 0;
-}
-
-#define BOTH(t) cmocka_unit_test_setup_teardown(t, path_clmul, path_reset), \
-		cmocka_unit_test_setup_teardown(t, path_tables, path_reset)
+#define PATHS(t) cmocka_unit_test_setup_teardown(t, path_auto, path_auto), \
+		cmocka_unit_test_setup_teardown(t, path_clmul128, path_auto), \
+		cmocka_unit_test_setup_teardown(t, path_tables, path_auto)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		BOTH(test_known_vectors),
-		BOTH(test_vs_zlib_random),
-		BOTH(test_chaining),
-		BOTH(test_page_sized),
-		BOTH(test_combine),
-		BOTH(test_every_length),
+		PATHS(test_known_vectors),
+		PATHS(test_vs_zlib_random),
+		PATHS(test_chaining),
+		PATHS(test_page_sized),
+		PATHS(test_combine),
+		PATHS(test_every_length),
 		cmocka_unit_test(test_paths_agree),
 	};
-	print_message("PCLMULQDQ path: %s\n", er_crc32_hw_available() ? "yes" : "no (table path twice)");
+	print_message("PCLMULQDQ path: %s, VPCLMULQDQ (AVX2) path: %s\n", er_crc32_hw_available() ? "yes" : "no",
+		      er_crc32_avx_available() ? "yes" : "no");
 	return cmocka_run_group_tests_name("crc32", tests, NULL, NULL);
 }
