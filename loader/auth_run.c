@@ -49,8 +49,9 @@ EFI_STATUS er_auth_run_begin(struct er_auth_run *ar, const struct er_hibkey *hk,
 	ar->crypt.open = er_auth_stream_open;
 	ar->crypt.tags = ar->tags;
 	ar->crypt.tag_group = 0;
-	log_info(L"%a: encrypted image (contract v2, %ld stream pages); each page is decrypted and authenticated as it is read\n",
-		 ar->dev_id, ar->blk.enc_pages);
+	log_info(L"%a: encrypted image (contract v2, %ld stream pages); each page is decrypted and authenticated as it is read (%s)\n",
+		 ar->dev_id, ar->blk.enc_pages,
+		 er_gcm_hw(&ar->stream.gcm) ? L"AES-NI and PCLMULQDQ" : L"portable AES-GCM: this CPU has no AES-NI or PCLMULQDQ");
 	return EFI_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
  * --resume-offset: the image was written to a swap file; its header is at this page
  * of the partition (the kernel's resume_offset). Reads the whole image (decompressing and checking the CRC).
  * --dump-body FILE writes the image's data pages, uncompressed, in stream order.
+ * An encrypted image (Secure Boot) is described from its swap header page only.
  * Exit status 0: resumable; otherwise 10 + the refusal reason number. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "image/reader.h"
+#include "loader/auth.h"
 
 struct fdsrc {
 	int fd;
@@ -203,6 +205,35 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
+	/* an encrypted image (Secure Boot, contract v2): only efiresume holding the key of the
+	 * boot after the hibernation can read more than the swap header page */
+	struct er_auth_block blk;
+	char why[200] = "";
+	if (er_source_read(&src, resume_offset, 1, page0, &err) == ER_OK &&
+	    er_auth_parse(page0, resume_offset, &blk, why, sizeof(why)) != ER_AUTH_NONE) {
+		const uint8_t *k = blk.key_id;
+		if (json) {
+			char id[17], verdict[260];
+			snprintf(id, sizeof(id), "%02x%02x%02x%02x%02x%02x%02x%02x", k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]);
+			snprintf(verdict, sizeof(verdict), "encrypted: %s", why[0] ? why : "readable only by efiresume with the key");
+			printf("{\n");
+			json_str("path", path, 0);
+			printf("  \"encrypted\": true,\n  \"auth_version\": %u,\n  \"enc_pages\": %llu,\n", blk.version,
+			       (unsigned long long)blk.enc_pages);
+			json_str("key_id", id, 0);
+			json_str("verdict", verdict, 1);
+			printf("}\n");
+		}
+		else
+			printf("source:          %s (%s, offset %llu, %llu bytes)\n"
+			       "signature:       S1SUSPEND, an encrypted image (Secure Boot, auth block version %u)\n"
+			       "stream pages:    %llu, key id %02x%02x%02x%02x%02x%02x%02x%02x\n"
+			       "verdict:         encrypted: %s\n",
+			       path, where, (unsigned long long)off, (unsigned long long)size, blk.version,
+			       (unsigned long long)blk.enc_pages, k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7],
+			       why[0] ? why : "only efiresume holding the key of the boot after the hibernation can read it");
+		return 10 + ER_R_AUTH;
+	}
 	enum er_reason r = er_image_open(&img, &src, page0, &err);
 	if (r == ER_OK) {
 		map = malloc(img.map_pages_max * ER_PAGE_SIZE);

@@ -9,7 +9,7 @@ make -s -C "$TOP" sign KEY="$(sb_key "$d")" CERT="$SB_CERT" >/dev/null 2>&1 || {
 
 boot() {   # boot NAME DISK VARS TIMEOUT
 	local rc=0
-	sb_run_qemu "$2" "$3" "$d/$1.log" "$4" -cpu qemu64,-cx16 -device virtio-rng-pci || rc=$?
+	sb_run_qemu "$2" "$3" "$d/$1.log" "$4" -cpu "$SB_CPU" -device virtio-rng-pci || rc=$?
 	echo "  boot $1: qemu exit status $rc"
 }
 ok=0
@@ -29,7 +29,7 @@ cp "$d/vars.fd" "$d/vars-off.fd"
 python3 "$TOP/tests/lib/secboot-vars.py" "$d/vars-off.fd" SecureBootEnable --set1 0
 run_qemu() { local disk=$2 vars=$3 log=$4 tmo=$5; shift 5; sb_run_qemu "$disk" "$vars" "$log" "$tmo" "$@"; }
 new_vars() { cp "$d/vars-off.fd" "$2"; }
-FIXTURE_REBUILD=1 FIXTURE_QEMU_ARGS="-cpu qemu64,-cx16 -device virtio-rng-pci" make_fixture secboot-x64-6.1-nocompress x64 \
+FIXTURE_REBUILD=1 FIXTURE_QEMU_ARGS="-cpu $SB_CPU -device virtio-rng-pci" make_fixture secboot-x64-6.1-nocompress x64 \
 	linux-image-cloud-amd64 -- hibernate=nocompress efiresume_secboot_fixture=1
 fx=$(fixture_dir secboot-x64-6.1-nocompress)
 expect "$fx/serial.log" '^EFIRESUME-TEST: hibernating$' "the kernel hibernated (SecureBootEnable 0)" || ok=1
@@ -50,6 +50,13 @@ sig=$(swap_sig "$d/disk.img")
 cp --sparse=always "$d/disk.img" "$d/plain.img"
 read -r kid npages slot < <(python3 "$TOP/tests/lib/secboot-tag.py" "$d/disk.img" "$(swap_offset)" "$d/vars.fd" 0)
 echo "  encrypted: key id $kid, $npages stream pages"
+# the guest's token (in its memory at hibernation): in the plain copy, not in the encrypted one
+if [ -n "$token" ]; then
+	grep -qaF "$token" "$d/plain.img" && echo "  ok (control): the token is in the plain image" || { echo "  WRONG: the token is not in the plain image: the search finds nothing"; ok=1; }
+	grep -qaF "$token" "$d/disk.img" && { echo "  WRONG: the token is in the encrypted image"; ok=1; } || echo "  ok: the token is nowhere in the encrypted image"
+fi
+# swsusp-inspect says what it is without the key
+"$BUILD/swsusp-inspect" "$d/disk.img" | grep -q 'an encrypted image (Secure Boot, auth block version 2)' && echo "  ok: swsusp-inspect: an encrypted image" || { echo "  WRONG: swsusp-inspect does not say encrypted"; ok=1; }
 # 4. one byte flipped in a copy (the last stored page, through the map: group 0's tag page
 #    or the last group's): refused, its GCM tag or the page's does not match
 cp --sparse=always "$d/disk.img" "$d/bad.img"
@@ -70,9 +77,9 @@ expect "$d/flipped.log" "reason-code auth-failed; nothing was written" "nothing 
 cp --sparse=always "$d/disk.img" "$d/tagged-copy.img"
 boot resume "$d/disk.img" "$d/vars.fd" 240
 L=$d/resume.log
-expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot is stored in EfiresumeHibernationKey \(NV\|BS\); the previous one verifies this boot's image only" "a new key for this boot; the previous one read" || ok=1
+expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot .* is stored in EfiresumeHibernationKey \(NV\|BS\); the previous one verifies this boot's image only" "a new key for this boot; the previous one read" || ok=1
 expect "$L" "encrypted image \(contract v2, $npages stream pages\)" "encrypted image of $npages stream pages" || ok=1
-expect "$L" "Secure Boot: $npages pages decrypted and authenticated \([0-9]+ ms\), tag verified" "$npages pages decrypted, tag verified" || ok=1
+expect "$L" "Secure Boot: $npages pages decrypted and authenticated, tag verified" "$npages pages decrypted, tag verified" || ok=1
 expect "$L" "the image names no key page" "no key page named: none written" || ok=1
 expect "$L" '^EFIRESUME-TEST: resumed$' "the image kernel resumed" || ok=1
 [ -z "$token" ] || expect "$L" "^EFIRESUME-TEST: token-after=$token\$" "same token" || ok=1
@@ -87,7 +94,7 @@ echo "  tagged again: key id $kid2, key page $slot2"
 slot2=0x$(echo "${slot2#0x}" | tr a-f A-F)   # efiresume prints hex digits in upper case
 boot keypage "$d/tagged-copy.img" "$d/vars.fd" 240
 L=$d/keypage.log
-expect "$L" "Secure Boot: $npages2 pages decrypted and authenticated \([0-9]+ ms\), tag verified" "verified (key $kid2)" || ok=1
+expect "$L" "Secure Boot: $npages2 pages decrypted and authenticated, tag verified" "verified (key $kid2)" || ok=1
 expect "$L" "Secure Boot: this boot's key written to the image kernel's key page $slot2" "this boot's key written to key page $slot2" || ok=1
 expect "$L" '^EFIRESUME-TEST: resumed$' "the image kernel resumed again" || ok=1
 exit $ok
