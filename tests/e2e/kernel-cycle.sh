@@ -31,6 +31,9 @@
 #   kernel-cycle.sh sboff     a boot with Secure Boot off (SecureBootEnable 0): efiresume
 #                             deletes the key variable and refuses the encrypted image; Secure
 #                             Boot on again: refused (no key), kept, fallback
+#   kernel-cycle.sh hybrid    hybrid sleep, woken by QMP: the kernel zeroes the auth block with
+#                             the signature; root writes the signature back: refused; the
+#                             control: the header page copied during S3 revives the image
 #   kernel-cycle.sh otherkey  another machine's key in EfiresumeHibernationKey: refused
 #                             (written with another key), kept, fallback; control: own store resumes
 #   kernel-cycle.sh commitfail the verified image's commit fails (QEMU blkdebug: the swap header
@@ -52,7 +55,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
 . "$(dirname "$0")/../lib/secboot.sh"
-case=${1:?case: cycle flip flip-lzo flip-lz4 header replay keep sboff otherkey commitfail lzo lz4 plain cost}
+case=${1:?case: cycle flip flip-lzo flip-lz4 header replay keep sboff hybrid otherkey commitfail lzo lz4 plain cost}
 bz=${KERNEL_BZIMAGE:-$("$TOP/tests/lib/kernel-build.sh")}
 d=$(scratch "kernel-cycle-$case")
 T0=$(date +%s)
@@ -110,7 +113,7 @@ sig=$(dd if=/dev/vda2 bs=1 skip=4086 count=10 2>/dev/null | tr -d '\000')
 echo "KTEST: boot mode=$mode rounds=$rounds swap=$sig"
 echo "KTEST: lockdown: $(cat /sys/kernel/security/lockdown)"
 echo "KTEST: disk: $(cat /sys/power/disk)"
-if [ "$mode" != hibernate ] || [ "$sig" != SWAPSPACE2 ]; then
+if [ "$mode" != hibernate ] && [ "$mode" != hybrid ] || [ "$sig" != SWAPSPACE2 ]; then
 	echo "KTEST: not hibernating; powering off"
 	poweroff -f
 fi
@@ -119,6 +122,26 @@ cat /sys/class/block/vda2/dev > /sys/power/resume
 echo reboot > /sys/power/disk || echo "KTEST: mode reboot refused"
 token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 echo "KTEST: token=$token"
+if [ "$mode" = hybrid ]; then
+	# hybrid sleep: the image is written, then the machine suspends to RAM; woken, the kernel
+	# puts the swap signature back (swsusp_unmark) and goes on. Then root writes the image's
+	# 10 signature bytes back, as an attacker who wants it resumed over what comes next.
+	echo suspend > /sys/power/disk || echo "KTEST: mode suspend refused"
+	echo "KTEST: hybrid: hibernating"
+	if echo disk > /sys/power/state; then
+		echo "KTEST: hybrid: woke token=$token"
+		echo "KTEST: hybrid: swap signature $(dd if=/dev/vda2 bs=1 skip=4086 count=10 2>/dev/null | tr -d '\000')"
+		echo "KTEST: hybrid: auth block $(dd if=/dev/vda2 bs=1 skip=512 count=8 2>/dev/null | od -An -tx1 | tr -d ' \n')"
+		echo "KTEST: disk after wake: $(cat /sys/power/disk)"
+		echo disk > /sys/power/state 2>/dev/null && echo "KTEST: hybrid: hibernated again" || echo "KTEST: hybrid: hibernation refused after the wake"
+		printf 'S1SUSPEND\000' | dd of=/dev/vda2 bs=1 seek=4086 conv=notrunc 2>/dev/null
+		sync
+		echo "KTEST: hybrid: signature written back: $(dd if=/dev/vda2 bs=1 skip=4086 count=10 2>/dev/null | tr -d '\000')"
+	else
+		echo "KTEST: hybrid: hibernate refused"
+	fi
+	poweroff -f
+fi
 n=0
 while [ $n -lt "${rounds:-1}" ]; do
 	n=$((n + 1))
@@ -163,7 +186,7 @@ bad() { echo "  WRONG: $*"; ok=1; }
 # boot NAME [DISK [VARS]]: one QEMU run, timed
 boot() {
 	local rc=0 t=$(date +%s.%N)
-	sb_run_qemu "${2:-$DISK}" "${3:-$d/vars.fd}" "$d/$1.log" "${BOOT_TIMEOUT:-300}" -device virtio-rng-pci || rc=$?
+	sb_run_qemu "${2:-$DISK}" "${3:-$d/vars.fd}" "$d/$1.log" "${BOOT_TIMEOUT:-300}" -device virtio-rng-pci ${EXTRA:-} || rc=$?
 	echo "  boot $1: qemu exit status $rc, $(echo "$(date +%s.%N) - $t" | bc | cut -c1-5) s"
 	[ $rc -ne 124 ] || bad "QEMU timed out in boot $1"
 	clean_log "$d/$1.log" > "$d/$1.txt"
@@ -485,6 +508,69 @@ lzo|lz4)
 	resume_boot resume "$K1" "$PAGES1" 1
 	expect "$d/resume.log" "efiresume: .*image of an x86_64 kernel, $case," "efiresume read a $case image" || ok=1
 	expect "$d/resume.log" "efiresume: .*CRC32 0x[0-9A-Fa-f]+ verified" "the CRC32 verified too" || ok=1
+	;;
+hybrid)
+	# hybrid sleep (/sys/power/disk = suspend): the image written, then S3; QEMU wakes the
+	# guest through QMP (system_wakeup) once it is suspended. Woken, the kernel put the
+	# signature back and zeroed the auth block (kernel-patch 0005); root writes the 10
+	# signature bytes back; the next boot: refused (no auth block), kept, fallback. The
+	# control: the swap header page as it was during S3 (what someone with the disk could copy
+	# then) written back instead: that image verifies and resumes (the limit: a disk copy made
+	# during the sleep revives it; the zeroing stops root after the wake)
+	new_disk "$d/disk.img"
+	conf hybrid 1
+	python3 - "$d/qmp.sock" "$d/boot1.log" "$DISK" "$(swap_offset)" "$d/s3-header.page" > "$d/waker.log" 2>&1 <<'PY' &
+import json, socket, sys, time
+sock_path, log, disk, off, save = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+deadline = time.time() + 280
+while time.time() < deadline:
+    try:
+        s = socket.socket(socket.AF_UNIX); s.connect(sock_path); break
+    except OSError:
+        time.sleep(0.5)
+f = s.makefile("rw")
+def cmd(c):
+    f.write(json.dumps({"execute": c}) + "\n"); f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if "return" in r or "error" in r: return r
+json.loads(f.readline()); cmd("qmp_capabilities")
+while time.time() < deadline:
+    if "KTEST: hybrid: hibernating" in open(log, errors="replace").read():
+        st = cmd("query-status")["return"]["status"]
+        if st == "suspended":
+            with open(disk, "rb") as d:
+                d.seek(off); open(save, "wb").write(d.read(4096))
+            print("suspended: the swap header page copied; system_wakeup"); time.sleep(1)
+            print(cmd("system_wakeup")); break
+    time.sleep(0.5)
+PY
+	waker=$!
+	EXTRA="-global ICH9-LPC.disable_s3=0 -qmp unix:$d/qmp.sock,server=on,wait=off" boot boot1
+	wait $waker || true
+	sed 's/^/  waker: /' "$d/waker.log"
+	L=$d/boot1.log
+	expect "$L" 'PM: hibernation key: image encrypted and authenticated' "the image was written (encrypted)" || ok=1
+	expect "$L" '^KTEST: hybrid: woke token=' "woken from S3 (hybrid sleep)" || ok=1
+	expect "$L" '^KTEST: hybrid: swap signature SWAPSPACE2' "the kernel put the swap signature back" || ok=1
+	expect "$L" '^KTEST: hybrid: auth block 0000000000000000' "and zeroed the auth block" || ok=1
+	expect "$L" '^KTEST: hybrid: hibernation refused after the wake' "the woken kernel has no key: no second image (the documented limit)" || ok=1
+	expect "$L" '^KTEST: hybrid: signature written back: S1SUSPEND' "root wrote the image's signature back" || ok=1
+	sig_is S1SUSPEND "after the attack"
+	conf report 0
+	cp --sparse=always "$DISK" "$d/control.img"
+	cp "$d/vars.fd" "$d/vars-control.fd"
+	refused_boot revived "$DISK" "$d/vars.fd" 'Secure Boot: no auth block'
+	if [ -s "$d/s3-header.page" ]; then
+		say "control: the swap header page copied during S3 written back (auth block intact)"
+		dd if="$d/s3-header.page" of="$d/control.img" bs=4096 seek=$(( $(swap_offset) / 4096 )) conv=notrunc status=none
+		esp_put "$d/control.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
+		boot control "$d/control.img" "$d/vars-control.fd"
+		expect "$d/control.log" 'pages decrypted and authenticated, tag verified' "(control) the image with its auth block verifies" || ok=1
+		expect "$d/control.log" "^KTEST: hybrid: woke token=" "(control) and resumes: the state of before the wake, over what came after" || ok=1
+	else
+		bad "no copy of the header page was taken during S3"
+	fi
 	;;
 plain)
 	# the control of the token searches: Secure Boot off in the same store (no key, no
