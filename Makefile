@@ -68,7 +68,9 @@ endef
 # SBAT (shim 15.3+ refuses a binary without it; https://github.com/rhboot/shim/blob/main/SBAT.md):
 # the generation number (field 2 of the efiresume line) goes up when a security fix must
 # revoke every older efiresume. The section is page-aligned (efi/sbat.S) and kept by objcopy.
-SBAT_GENERATION = 1
+# 2: contract v2 (a v1 efiresume pushes its hibernation key to whatever it starts: a machine
+# whose SBAT level asks for efiresume,2 refuses those binaries).
+SBAT_GENERATION = 2
 SBAT_URL = https://a-seed-7573cdee.example/efiresume
 $(BUILD)/sbat.csv: FORCE
 	@mkdir -p $(dir $@)

@@ -47,6 +47,18 @@ EFI_STATUS er_keyvar_delete(UINT32 attr)
 	return er_set_variable(ER_KEY_VAR, &er_vendor_guid, attr ? attr : ER_VAR_NV_BS, NULL, 0);
 }
 
+BOOLEAN er_keyvar_v1_delete(void)
+{
+	UINT8 buf[64];
+	UINTN n = sizeof(buf);
+	UINT32 attr = 0;
+	EFI_STATUS err = RT->GetVariable(ER_KEY_VAR_V1, (EFI_GUID *)&er_vendor_guid, &attr, &n, buf);
+	er_wipe(buf, sizeof(buf));
+	if (err == EFI_NOT_FOUND)
+		return FALSE;
+	return !EFI_ERROR(er_set_variable(ER_KEY_VAR_V1, &er_vendor_guid, attr ? attr : ER_VAR_NV_BS, NULL, 0));
+}
+
 static EFI_STATUS EFIAPI take_key(struct er_key_protocol_if *self, void *out)
 {
 	struct er_keyproto *p = (struct er_keyproto *)self;

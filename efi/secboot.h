@@ -8,7 +8,10 @@
 
 #include "efi/efi.h"
 
-#define ER_KEY_VAR L"EfiresumeHibernationKey"
+/* The key of contract v2. A new name: a v1 efiresume (which pushed its key to whatever it
+ * started) still signed and on the ESP reads only its own v1 variable, never this one. */
+#define ER_KEY_VAR L"EfiresumeHibernationKeyV2"
+#define ER_KEY_VAR_V1 L"EfiresumeHibernationKey"
 #define ER_VAR_NV_BS (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS)
 #define ER_KEYVAR_LEN 32u
 
@@ -22,7 +25,7 @@ BOOLEAN er_rng_cpu(UINT8 *buf, UINTN n);
 /* ---- efi/secboot.c */
 /* SecureBoot == 1 */
 BOOLEAN er_secure_boot_on(void);
-/* EfiresumeHibernationKey: EFI_SUCCESS with exactly 32 bytes in key and its attributes in
+/* EfiresumeHibernationKeyV2: EFI_SUCCESS with exactly 32 bytes in key and its attributes in
  * *attr; EFI_NOT_FOUND; EFI_BAD_BUFFER_SIZE when it exists with another size (*attr set,
  * nothing copied); other errors logged. buf is wiped on every path but success. */
 EFI_STATUS er_keyvar_read(UINT8 key[ER_KEYVAR_LEN], UINT32 *attr);
@@ -30,6 +33,8 @@ EFI_STATUS er_keyvar_read(UINT8 key[ER_KEYVAR_LEN], UINT32 *attr);
 EFI_STATUS er_keyvar_write(const UINT8 key[ER_KEYVAR_LEN]);
 /* Deleted (attr: the attributes it has; edk2 wants them to match). Absent is success. */
 EFI_STATUS er_keyvar_delete(UINT32 attr);
+/* The v1 key variable deleted when it is there: TRUE when it was. */
+BOOLEAN er_keyvar_v1_delete(void);
 
 /* The key protocol (EFIRESUME_KEY_PROTOCOL_GUID be983519-3afd-433d-90fb-7a58c1b94317), as
  * the firmware and the kernel's EFI stub see it. */

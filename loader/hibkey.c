@@ -29,6 +29,9 @@ void er_hibkey_open(struct er_hibkey *k)
 
 	er_memset(k, 0, sizeof(*k));
 	k->on = er_secure_boot_on();
+	/* the key of contract v1 verifies nothing now: no copy of it is kept in the flash */
+	if (er_keyvar_v1_delete())
+		log_info(L"Secure Boot: the key of an older efiresume (%s, contract v1) deleted\n", ER_KEY_VAR_V1);
 	k->no_prev = "efiresume holds no hibernation key";
 	err = er_keyvar_read(key, &attr);
 	if (!k->on) {

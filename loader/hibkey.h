@@ -2,7 +2,7 @@
 /* Secure Boot hibernation: the key policy (contract v2, kernel-patch/6.12/README).
  *
  * One object per boot, owned by er_loader_main (opened first, closed last):
- *   open     under Secure Boot: the previous boot's key read from EfiresumeHibernationKey
+ *   open     under Secure Boot: the previous boot's key read from EfiresumeHibernationKeyV2
  *            (it verifies and decrypts this boot's image, nothing else), a fresh key made
  *            and stored in its place before anything can use it; with Secure Boot off, a
  *            key variable found is deleted

@@ -34,7 +34,7 @@
 #   kernel-cycle.sh hybrid    hybrid sleep, woken by QMP: the kernel zeroes the auth block with
 #                             the signature; root writes the signature back: refused; the
 #                             control: the header page copied during S3 revives the image
-#   kernel-cycle.sh otherkey  another machine's key in EfiresumeHibernationKey: refused
+#   kernel-cycle.sh otherkey  another machine's key in EfiresumeHibernationKeyV2: refused
 #                             (written with another key), kept, fallback; control: own store resumes
 #   kernel-cycle.sh commitfail the verified image's commit fails (QEMU blkdebug: the swap header
 #                             write gets EIO): not resumed, kept, fallback; the next boot refuses
@@ -201,7 +201,7 @@ sig_is() {   # sig_is WANT WHEN [DISK]
 hdr_md5() { dd if="${1:-$DISK}" bs=4096 skip=$(($(swap_offset) / 4096)) count=1 status=none | md5sum | cut -d' ' -f1; }
 
 # the key of this boot, from the variable store (efiresume never logs it, nor its id)
-key_now() { sb_var_hex "${1:-$d/vars.fd}" EfiresumeHibernationKey; }
+key_now() { sb_var_hex "${1:-$d/vars.fd}" EfiresumeHibernationKeyV2; }
 # auth_u64 OFFSET-IN-AUTH-BLOCK [DISK]: a u64 of the auth block on disk
 auth_u64() { od -An -tu8 -j $(( $(swap_offset) + 512 + $1 )) -N8 "${2:-$DISK}" | tr -d ' '; }
 # token_on_disk TOKEN [DISK]: is the token anywhere on the disk in clear?
@@ -213,7 +213,7 @@ hibernate_boot() {
 	local L=$d/$1.log
 	boot "$1"
 	expect "$L" 'efiresume: Secure Boot is on' "efiresume started under Secure Boot" || ok=1
-	expect "$L" 'efiresume: Secure Boot: a new hibernation key for this boot .* is stored in EfiresumeHibernationKey \(NV\|BS\)' "a key made for this boot (NV|BS)" || ok=1
+	expect "$L" 'efiresume: Secure Boot: a new hibernation key for this boot .* is stored in EfiresumeHibernationKeyV2 \(NV\|BS\)' "a key made for this boot (NV|BS)" || ok=1
 	expect "$L" "efiresume: Secure Boot: this boot's key is offered to the kernel through the key protocol" "offered through the key protocol" || ok=1
 	K1=$(key_now)
 	expect "$L" 'efiresume key taken' "the kernel's EFI stub took the key" || ok=1
@@ -448,7 +448,7 @@ sboff)
 	conf report 0
 	python3 "$TOP/tests/lib/secboot-vars.py" "$d/vars.fd" SecureBootEnable --set1 0 >/dev/null
 	boot off
-	expect "$d/off.log" 'efiresume: Secure Boot is off: EfiresumeHibernationKey deleted' "Secure Boot off: the key variable deleted" || ok=1
+	expect "$d/off.log" 'efiresume: Secure Boot is off: EfiresumeHibernationKeyV2 deleted' "Secure Boot off: the key variable deleted" || ok=1
 	expect "$d/off.log" "image refused: Secure Boot: the image is encrypted \(written under Secure Boot\) and Secure Boot is off now" "the encrypted image refused with Secure Boot off" || ok=1
 	[ "$(key_now)" = absent ] && echo "  ok: no key in the store" || bad "the key variable is still there"
 	sig_is S1SUSPEND "after the boot with Secure Boot off"
@@ -466,7 +466,7 @@ import hashlib, sys, types
 src = open(sys.argv[2] + "/secboot-vars.py").read().replace("\nmain()\n", "\n")
 m = types.ModuleType("sv"); exec(src, m.__dict__)
 blob = open(sys.argv[1], "rb").read()
-live = [r for r in m.records(blob) if r[2] == "EfiresumeHibernationKey" and r[0] == 0x3F and r[4] == 32]
+live = [r for r in m.records(blob) if r[2] == "EfiresumeHibernationKeyV2" and r[0] == 0x3F and r[4] == 32]
 assert len(live) >= 1, "no live key"
 with open(sys.argv[1], "r+b") as f:
     f.seek(live[-1][5]); f.write(hashlib.sha256(b"another machine").digest())

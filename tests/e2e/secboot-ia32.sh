@@ -72,19 +72,19 @@ signed)
 	boot 1 150
 	expect "$L" "efiresume: efiresume .* \(ia32\) started" "the signed efiresume-ia32 started" || ok=1
 	expect "$L" "efiresume: Secure Boot is on" "it saw Secure Boot (SecureBoot=1)" || ok=1
-	expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot \(EFI_RNG_PROTOCOL(, no RDRAND| and RDRAND)\) is stored in EfiresumeHibernationKey \(NV\|BS\)" "a key for this boot, stored (NV|BS)" || ok=1
+	expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot \(EFI_RNG_PROTOCOL(, no RDRAND| and RDRAND)\) is stored in EfiresumeHibernationKeyV2 \(NV\|BS\)" "a key for this boot, stored (NV|BS)" || ok=1
 	expect "$L" "efiresume: Secure Boot: this boot's key is offered to the kernel through the key protocol" "the key offered through the protocol (not pushed)" || ok=1
 	expect "$L" "EFIRESUME-TEST: booted .* i686\$" "the signed i386 kernel started" || ok=1
 	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "with efiresume's command line" || ok=1
 	expect "$L" "EFIRESUME-TEST: secureboot=1 lockdown=.*\[(integrity|confidentiality)\]" "the kernel runs under Secure Boot, locked down" || ok=1
 	expect "$L" "EFIRESUME-TEST: efivars readable: [1-9]" "efivarfs works in the guest" || ok=1
-	expect "$L" "EFIRESUME-TEST: efiresume variables visible: \[\]" "EfiresumeHibernationKey is not visible to the OS" || ok=1
-	a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKey)
-	if [ "$a" = "attrs=0x3 size=32" ]; then echo "  ok: in the VARS file: $a"; else echo "  WRONG: EfiresumeHibernationKey in the VARS file: $a"; ok=1; fi
-	k1=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKey)
+	expect "$L" "EFIRESUME-TEST: efiresume variables visible: \[\]" "EfiresumeHibernationKeyV2 is not visible to the OS" || ok=1
+	a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKeyV2)
+	if [ "$a" = "attrs=0x3 size=32" ]; then echo "  ok: in the VARS file: $a"; else echo "  WRONG: EfiresumeHibernationKeyV2 in the VARS file: $a"; ok=1; fi
+	k1=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKeyV2)
 	boot 2 150
 	expect "$d/serial2.log" "efiresume: Secure Boot: a new hibernation key for this boot .* the previous one verifies this boot's image only" "boot 2: a fresh key; the previous one read" || ok=1
-	k2=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKey)
+	k2=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKeyV2)
 	[ "$k1" != "$k2" ] && [ ${#k2} = 64 ] && echo "  ok: the stored key changed from boot 1 to boot 2 (one key per boot)" || { echo "  WRONG: the key did not change ($k1 -> $k2)"; ok=1; }
 	expect "$d/serial2.log" "EFIRESUME-TEST: marker=$marker\$" "boot 2 started the kernel" || ok=1
 	;;
@@ -101,8 +101,8 @@ not-enrolled)
 	expect_not "$L" "efiresume: Secure Boot" "it claims no Secure Boot, makes no key" || ok=1
 	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "the kernel started" || ok=1
 	expect "$L" "EFIRESUME-TEST: secureboot=0 lockdown=.*\[none\]" "the kernel sees SecureBoot=0, no lockdown" || ok=1
-	a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKey)
-	if [ "$a" = absent ]; then echo "  ok: no EfiresumeHibernationKey in the VARS file"; else echo "  WRONG: EfiresumeHibernationKey in the VARS file: $a"; ok=1; fi
+	a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKeyV2)
+	if [ "$a" = absent ]; then echo "  ok: no EfiresumeHibernationKeyV2 in the VARS file"; else echo "  WRONG: EfiresumeHibernationKeyV2 in the VARS file: $a"; ok=1; fi
 	;;
 *) echo "  unknown case $case"; exit 2 ;;
 esac

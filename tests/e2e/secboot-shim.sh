@@ -68,11 +68,11 @@ case $case in
 mok|unsigned-kernel)
 	expect "$L" "efiresume: efiresume .* \(x64\) started" "shim started efiresume (signed with the MOK key)" || ok=1
 	expect "$L" "efiresume: Secure Boot is on" "efiresume saw Secure Boot" || ok=1
-	expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot .* is stored in EfiresumeHibernationKey" "it made this boot's key" || ok=1
+	expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot .* is stored in EfiresumeHibernationKeyV2" "it made this boot's key" || ok=1
 	if [ "$case" = mok ]; then
 		expect "$L" "EFIRESUME-TEST: marker=$marker\$" "Debian's signed kernel started (shim verified it)" || ok=1
 		expect "$L" "EFIRESUME-TEST: secureboot=1 lockdown=.*\[integrity\]" "the kernel runs under Secure Boot, locked down" || ok=1
-		expect "$L" "EFIRESUME-TEST: efiresume variables visible: \[\]" "EfiresumeHibernationKey is not visible to the OS" || ok=1
+		expect "$L" "EFIRESUME-TEST: efiresume variables visible: \[\]" "EfiresumeHibernationKeyV2 is not visible to the OS" || ok=1
 	else
 		expect "$L" "efiresume: error: Secure Boot: the firmware refused to load .*vmlinuz.efi" "the unsigned kernel refused with a clear line" || ok=1
 		expect_not "$L" "EFIRESUME-TEST: marker" "the kernel never ran" || ok=1

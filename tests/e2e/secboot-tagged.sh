@@ -19,7 +19,7 @@ esp_put "$d/key.img" "$BUILD/efiresume-x64.signed.efi" ::/EFI/BOOT/BOOTX64.EFI
 mkswap_disk "$d/key.img" $SWAP_PARTUUID
 sb_new_vars "$d/vars.fd"
 boot key "$d/key.img" "$d/vars.fd" 45
-a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKey)
+a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKeyV2)
 [ "$a" = "attrs=0x3 size=32" ] && echo "  ok: key made ($a)" || { echo "  WRONG: key $a"; ok=1; }
 # 2. the image: hibernated by an unpatched 6.1 kernel under the same firmware code and the
 #    same variable store with SecureBootEnable = 0 (Secure Boot off, keys enrolled: the
@@ -77,7 +77,7 @@ expect "$d/flipped.log" "reason-code auth-failed; nothing was written" "nothing 
 cp --sparse=always "$d/disk.img" "$d/tagged-copy.img"
 boot resume "$d/disk.img" "$d/vars.fd" 240
 L=$d/resume.log
-expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot .* is stored in EfiresumeHibernationKey \(NV\|BS\); the previous one verifies this boot's image only" "a new key for this boot; the previous one read" || ok=1
+expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot .* is stored in EfiresumeHibernationKeyV2 \(NV\|BS\); the previous one verifies this boot's image only" "a new key for this boot; the previous one read" || ok=1
 expect "$L" "encrypted image \(contract v2, $npages stream pages\)" "encrypted image of $npages stream pages" || ok=1
 expect "$L" "Secure Boot: $npages pages decrypted and authenticated, tag verified" "$npages pages decrypted, tag verified" || ok=1
 expect "$L" "the image names no key page" "no key page named: none written" || ok=1

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Host-side reference of the kernel side of the Secure Boot contract v2
 (kernel-patch/6.12/README, "The contract (v2)"), for uncompressed images: reads the key
-from an OVMF VARS file (EfiresumeHibernationKey), walks the swap map of an image on a
+from an OVMF VARS file (EfiresumeHibernationKeyV2), walks the swap map of an image on a
 disk, encrypts every stream page in place with AES-256-GCM (python3-cryptography, keys by
 HKDF-SHA256), adds a tag page after every 256 pages (on free pages of the swap area, found
 from the swap header's last_page), writes a new map chain listing them, and writes the
@@ -32,11 +32,11 @@ def read_key(vars_path):
             i = blob.find(b"\xaa\x55", i + 1)
             continue
         name = blob[i + 60:i + 60 + name_size].decode("utf-16-le", "replace").rstrip("\0")
-        if name == "EfiresumeHibernationKey" and state == 0x3F:
+        if name == "EfiresumeHibernationKeyV2" and state == 0x3F:
             key = blob[i + 60 + name_size:i + 60 + name_size + data_size]
         i = (i + 60 + name_size + data_size + 3) & ~3
     if key is None or len(key) != 32:
-        sys.exit("no 32-byte EfiresumeHibernationKey in " + vars_path)
+        sys.exit("no 32-byte EfiresumeHibernationKeyV2 in " + vars_path)
     return key
 
 def main():
