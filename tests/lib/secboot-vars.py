@@ -6,7 +6,9 @@ without the firmware: edk2's authenticated variable format (VARIABLE_HEADER with
 record named NAME, or "absent".  secboot-vars.py VARS NAME [GUID]
   secboot-vars.py VARS NAME --set1 V   overwrite the live record's one data byte with V (in
                                        place; e.g. SecureBootEnable 0: Secure Boot off with the
-                                       same keys enrolled)"""
+                                       same keys enrolled)
+  secboot-vars.py VARS NAME --hex      the live record's data in hex (e.g. the hibernation key,
+                                       tests/e2e/secboot-keypull.sh), or "absent"."""
 import struct, sys, uuid
 
 def records(blob):
@@ -38,6 +40,10 @@ def main():
             f.seek(live[-1][5])
             f.write(bytes([int(sys.argv[4], 0)]))
         return
+    if len(sys.argv) > 3 and sys.argv[3] == "--hex":
+        live = [r for r in records(blob) if r[2] == want and r[0] == 0x3F]
+        print(blob[live[-1][5]:live[-1][5] + live[-1][4]].hex() if live else "absent")
+        return
     guid = uuid.UUID(sys.argv[3]) if len(sys.argv) > 3 else None
     live = [r for r in records(blob) if r[2] == want and r[0] == 0x3F and (guid is None or r[3] == guid)]
     if not live:
@@ -45,4 +51,5 @@ def main():
     else:
         print("attrs=0x%x size=%d" % (live[-1][1], live[-1][4]))
 
-main()
+if __name__ == "__main__":
+    main()
