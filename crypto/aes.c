@@ -425,7 +425,7 @@ static uint32_t sub_word(uint32_t w)
 }
 
 /* FIPS-197 KeyExpansion into (rounds + 1) * 16 bytes; keylen 16 or 32 */
-static uint32_t expand_key(const uint8_t *key, size_t keylen, uint8_t *rk)
+uint32_t er_aes_expand_key(const uint8_t *key, size_t keylen, uint8_t *rk)
 {
 	static const uint8_t rcon[10] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36 };
 	uint32_t nk = (uint32_t)(keylen / 4), rounds = nk + 6;
@@ -448,7 +448,7 @@ static uint32_t expand_key(const uint8_t *key, size_t keylen, uint8_t *rk)
 }
 
 /* a round key (16 bytes) repeated in all four block positions, bit-sliced */
-static void bs_round_keys(const uint8_t *rk, uint32_t rounds, uint64_t (*bs)[8])
+void er_aes_bs_keys(const uint8_t *rk, uint32_t rounds, uint64_t (*bs)[8])
 {
 	uint8_t four[64];
 
@@ -623,10 +623,10 @@ bool er_aes_xts_init(struct er_aes_xts *x, const uint8_t *key, size_t keylen)
 	er_memset(x, 0, sizeof(*x));
 	if (keylen != 32 && keylen != 64)
 		return false;
-	x->rounds = expand_key(key, half, x->ek1);
-	expand_key(key + half, half, x->ek2);
-	bs_round_keys(x->ek1, x->rounds, x->bs1);
-	bs_round_keys(x->ek2, x->rounds, x->bs2);
+	x->rounds = er_aes_expand_key(key, half, x->ek1);
+	er_aes_expand_key(key + half, half, x->ek2);
+	er_aes_bs_keys(x->ek1, x->rounds, x->bs1);
+	er_aes_bs_keys(x->ek2, x->rounds, x->bs2);
 	x->hw = er_aes_hw_available();
 #if ER_HAVE_AESNI_CODE
 	if (x->hw) {
@@ -737,6 +737,18 @@ void er_aes_xts_encrypt(const struct er_aes_xts *x, uint64_t sector, uint8_t *bu
 	xts(x, sector, buf, len, false);
 }
 
+void er_aes_bs_encrypt(const uint64_t (*bs)[8], uint32_t rounds, const uint8_t *in, uint8_t *out, size_t n)
+{
+	uint64_t q[8];
+
+	if (n == 0 || n > 4)
+		return;
+	bs_load(q, in, zero64, n);
+	bs_encrypt(bs, rounds, q);
+	bs_store(q, out, zero64, n);
+	er_wipe(q, sizeof(q));
+}
+
 bool er_aes_soft_block_test(const uint8_t *key, size_t keylen, bool decrypt, const uint8_t in[16], uint8_t out[16])
 {
 	uint8_t rk[(ER_AES_MAX_ROUNDS + 1) * 16];
@@ -745,8 +757,8 @@ bool er_aes_soft_block_test(const uint8_t *key, size_t keylen, bool decrypt, con
 
 	if (keylen != 16 && keylen != 32)
 		return false;
-	rounds = expand_key(key, keylen, rk);
-	bs_round_keys(rk, rounds, bs);
+	rounds = er_aes_expand_key(key, keylen, rk);
+	er_aes_bs_keys(rk, rounds, bs);
 	bs_load(q, in, zero64, 1);
 	if (decrypt)
 		bs_decrypt((const uint64_t (*)[8])bs, rounds, q);

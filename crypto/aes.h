@@ -38,6 +38,14 @@ void er_aes_xts_wipe(struct er_aes_xts *x);
 bool er_aes_hw_available(void);     /* CPUID.AES (and, on ia32, CR4.OSFXSR set) */
 void er_aes_force_soft(bool soft);  /* tests/bench: use the table-free code even with AES-NI */
 
+/* The AES core, for the other modes in crypto/ (gcm.c): FIPS-197 key expansion into
+ * (rounds + 1) * 16 bytes (keylen 16 or 32; returns rounds), the round keys in the
+ * bit-sliced form, and 1..4 blocks encrypted at once through the table-free,
+ * constant-time cipher (in and out may be the same). */
+uint32_t er_aes_expand_key(const uint8_t *key, size_t keylen, uint8_t *rk);
+void er_aes_bs_keys(const uint8_t *rk, uint32_t rounds, uint64_t (*bs)[8]);
+void er_aes_bs_encrypt(const uint64_t (*bs)[8], uint32_t rounds, const uint8_t *in, uint8_t *out, size_t n);
+
 /* Single-block AES (ECB) on the soft path, for tests: key 16 or 32 bytes. */
 bool er_aes_soft_block_test(const uint8_t *key, size_t keylen, bool decrypt, const uint8_t in[16], uint8_t out[16]);
 

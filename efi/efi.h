@@ -104,6 +104,10 @@ void er_reset_system(void) __attribute__((noreturn));
 EFI_STATUS er_alloc_at(UINT64 addr, UINTN pages);
 /* AllocatePages(AllocateAnyPages) below max_addr (or anywhere when 0): quiet. */
 EFI_STATUS er_alloc_any(UINTN pages, UINT64 max_addr, UINT64 *addr);
+/* AllocatePages(AllocateAnyPages) as EfiLoaderCode (code) or EfiLoaderData: quiet. */
+EFI_STATUS er_alloc_any_code(UINTN pages, BOOLEAN code, UINT64 *addr);
+/* FreePages at a physical address. */
+void er_free_at(UINT64 addr, UINTN pages);
 
 /* ---- efi/timer.c: TSC calibrated against Stall() */
 void er_timer_init(void);

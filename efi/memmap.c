@@ -77,3 +77,16 @@ EFI_STATUS er_alloc_any(UINTN pages, UINT64 max_addr, UINT64 *addr)
 	*addr = a;
 	return err;
 }
+
+EFI_STATUS er_alloc_any_code(UINTN pages, BOOLEAN code, UINT64 *addr)
+{
+	EFI_PHYSICAL_ADDRESS a = 0;
+	EFI_STATUS err = BS->AllocatePages(AllocateAnyPages, code ? EfiLoaderCode : EfiLoaderData, pages, &a);
+	*addr = a;
+	return err;
+}
+
+void er_free_at(UINT64 addr, UINTN pages)
+{
+	BS->FreePages(addr, pages);
+}

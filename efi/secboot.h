@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Secure Boot hibernation, the firmware side (efi/secboot.c, efi/rng.c): the key holder
- * of the contract v1 (notes "Secure Boot hibernation: the contract between efiresume and
- * the patched kernel"): the EfiresumeHibernationKey variable (NV|BS, 32 bytes), the key
- * table handed to the next kernel, the random numbers. */
+/* Secure Boot hibernation, the firmware calls only (efi/secboot.c, efi/rng.c): the
+ * SecureBoot variable, the key variable, random numbers, and the key protocol the patched
+ * kernel's EFI stub pulls the key through (contract v2, kernel-patch/6.12/README). What is
+ * done with them (make, store, rotate, hand over, forget) is loader/hibkey.c. */
 #ifndef EFIRESUME_EFI_SECBOOT_H
 #define EFIRESUME_EFI_SECBOOT_H
 
 #include "efi/efi.h"
-#include "loader/auth.h"
 
 #define ER_KEY_VAR L"EfiresumeHibernationKey"
 #define ER_VAR_NV_BS (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS)
+#define ER_KEYVAR_LEN 32u
 
 /* ---- efi/rng.c */
 /* n bytes from EFI_RNG_PROTOCOL (its default algorithm); EFI_NOT_FOUND (quietly) when
@@ -20,32 +20,40 @@ EFI_STATUS er_rng_firmware(UINT8 *buf, UINTN n);
 BOOLEAN er_rng_cpu(UINT8 *buf, UINTN n);
 
 /* ---- efi/secboot.c */
-struct er_secboot {
-	BOOLEAN on;                 /* SecureBoot == 1 */
-	BOOLEAN have_key;           /* key holds K (read or made this boot) */
-	UINT8 key[ER_KEY_LEN];
-	UINT8 key_id[ER_KEY_ID_LEN];
-	BOOLEAN have_prev;          /* prev: the key before er_secboot_rotate, until the commit */
-	UINT8 prev[ER_KEY_LEN];
-};
-/* The one state of this boot (efiresume runs once per boot). */
-extern struct er_secboot er_sb;
+/* SecureBoot == 1 */
+BOOLEAN er_secure_boot_on(void);
+/* EfiresumeHibernationKey: EFI_SUCCESS with exactly 32 bytes in key and its attributes in
+ * *attr; EFI_NOT_FOUND; EFI_BAD_BUFFER_SIZE when it exists with another size (*attr set,
+ * nothing copied); other errors logged. buf is wiped on every path but success. */
+EFI_STATUS er_keyvar_read(UINT8 key[ER_KEYVAR_LEN], UINT32 *attr);
+/* Written NV|BS (replacing whatever is there). */
+EFI_STATUS er_keyvar_write(const UINT8 key[ER_KEYVAR_LEN]);
+/* Deleted (attr: the attributes it has; edk2 wants them to match). Absent is success. */
+EFI_STATUS er_keyvar_delete(UINT32 attr);
 
-/* At start: SecureBoot read; under Secure Boot the key read, checked (attributes
- * exactly NV|BS, 32 bytes: otherwise deleted and replaced) or made. One line each. */
-void er_secboot_start(void);
-/* Before starting the fallback: the key table installed for the next kernel (in
- * EfiACPIReclaimMemory), then every copy of K in efiresume wiped. */
-void er_secboot_handover(void);
-/* After an image was verified: a new key K' in the variable (so that no image tagged
- * with K is accepted again); *table filled for the resumed kernel's key page. FALSE when
- * no new key could be made or stored (the old one is then deleted). */
-BOOLEAN er_secboot_rotate(struct er_key_table *table);
-/* The commit did not happen (the image is kept): the key before the rotation is stored
- * again, so that the kept image (tagged with it, and not resumed) still verifies; the
- * next kernel gets it. One line either way. */
-void er_secboot_unrotate(void);
-/* Just before the jump (after ExitBootServices: memory only): every copy of a key wiped. */
-void er_secboot_forget(void);
+/* The key protocol (EFIRESUME_KEY_PROTOCOL_GUID be983519-3afd-433d-90fb-7a58c1b94317), as
+ * the firmware and the kernel's EFI stub see it. */
+struct er_key_protocol_if {
+	UINT32 revision;        /* 2 */
+	UINT32 reserved;
+	EFI_STATUS(EFIAPI *take_key)(struct er_key_protocol_if *self, void *out);
+};
+/* The installed protocol, embedded in its owner's state (loader/hibkey.c): take() fills
+ * the consumer's 64-byte table, forget() wipes the owner's copies; forget() is also called
+ * when ExitBootServices is signalled (no firmware call may be made from it). */
+struct er_keyproto {
+	struct er_key_protocol_if iface;    /* first: the interface pointer is the object */
+	EFI_STATUS (*take)(void *ctx, void *out);
+	void (*forget)(void *ctx);
+	void *ctx;
+	EFI_HANDLE handle;
+	EFI_EVENT exit_bs;
+	BOOLEAN installed;
+};
+/* Installs the protocol on a new handle and the ExitBootServices event. */
+EFI_STATUS er_keyproto_install(struct er_keyproto *p, EFI_STATUS (*take)(void *, void *), void (*forget)(void *),
+			       void *ctx);
+/* Removes both (a no-op when not installed). */
+void er_keyproto_uninstall(struct er_keyproto *p);
 
 #endif

@@ -29,6 +29,7 @@ static const struct {
 	[ER_R_SINK] = { "load-refused", "the loader could not place a page" },
 	[ER_R_CPUS] = { "cpu-mismatch", "this machine's CPUs do not fit the image" },
 	[ER_R_OTHER] = { "other", "the image cannot be resumed" },
+	[ER_R_AUTH] = { "auth-failed", "an encrypted page of the image failed its authentication: changed, moved or not written by the kernel holding the key" },
 };
 
 const char *er_reason_name(enum er_reason r)
@@ -134,8 +135,66 @@ static enum er_reason parse_header_page(struct er_image *img, const uint8_t *h, 
 	return ER_OK;
 }
 
+uint64_t er_crypt_stored(uint64_t i)
+{
+	return i + i / ER_ENC_GROUP;
+}
+
+uint64_t er_crypt_tag_pos(uint64_t n, uint64_t g)
+{
+	uint64_t in_group = n - g * ER_ENC_GROUP;
+	return g * (ER_ENC_GROUP + 1) + ER_MIN((uint64_t)ER_ENC_GROUP, in_group);
+}
+
+uint64_t er_crypt_stored_total(uint64_t n)
+{
+	return n + (n + ER_ENC_GROUP - 1) / ER_ENC_GROUP;
+}
+
+/* Stream page i of an encrypted stream, read into page (stored at map position `at`),
+ * decrypted and authenticated in place; tag_at(g) gives group g's tag page position. */
+static enum er_reason crypt_open(struct er_crypt *c, const struct er_source *src, uint64_t i, uint8_t *page,
+				 uint64_t tag_swap_page, struct er_error *err)
+{
+	uint64_t g = i / ER_ENC_GROUP;
+	enum er_reason r;
+
+	if (i >= c->n)
+		FAIL(err, ER_R_MAP, "stream page %llu beyond the %llu encrypted pages", (unsigned long long)i,
+		     (unsigned long long)c->n);
+	if (c->tag_group != g + 1) {
+		c->tag_group = 0;
+		r = er_source_read(src, tag_swap_page, 1, c->tags, err);
+		if (r)
+			return r;
+		c->tag_group = g + 1;
+	}
+	if (c->open(c->ctx, i, page, c->tags + (i % ER_ENC_GROUP) * 16) != 0)
+		FAIL(err, ER_R_AUTH, "stream page %llu (group %llu): its GCM tag does not match", (unsigned long long)i,
+		     (unsigned long long)g);
+	return ER_OK;
+}
+
 enum er_reason er_image_open(struct er_image *img, const struct er_source *src, uint8_t *page,
 			     struct er_error *err)
+{
+	enum er_reason r;
+
+	if (src->header_page >= src->pages) {
+		er_memset(img, 0, sizeof(*img));
+		FAIL(err, ER_R_NO_SIGNATURE, "swap header at page %llu, beyond the device (%llu pages)",
+		     (unsigned long long)src->header_page, (unsigned long long)src->pages);
+	}
+	r = er_source_read(src, src->header_page, 1, page, err);
+	if (r) {
+		er_memset(img, 0, sizeof(*img));
+		return r;
+	}
+	return er_image_open_at(img, src, page, page, NULL, err);
+}
+
+enum er_reason er_image_open_at(struct er_image *img, const struct er_source *src, const uint8_t *page0,
+				uint8_t *page, struct er_crypt *crypt, struct er_error *err)
 {
 	enum er_reason r;
 
@@ -149,10 +208,7 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 	if (src->header_page >= src->pages)
 		FAIL(err, ER_R_NO_SIGNATURE, "swap header at page %llu, beyond the device (%llu pages)",
 		     (unsigned long long)src->header_page, (unsigned long long)src->pages);
-	r = er_source_read(src, src->header_page, 1, page, err);
-	if (r)
-		return r;
-	switch (er_swap_classify(page)) {
+	switch (er_swap_classify(page0)) {
 	case ER_SWAP_IMAGE:
 		break;
 	case ER_SWAP_IMAGE_2004:
@@ -163,12 +219,12 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 		FAIL(err, ER_R_NO_SIGNATURE, "the swap header page has no swap signature");
 	}
 
-	img->hw_sig = er_le32(page + ER_HDR_HW_SIG);
-	img->crc32 = er_le32(page + ER_HDR_CRC32);
-	img->first_map = er_le64(page + ER_HDR_IMAGE);
-	img->flags = er_le32(page + ER_HDR_FLAGS);
+	img->hw_sig = er_le32(page0 + ER_HDR_HW_SIG);
+	img->crc32 = er_le32(page0 + ER_HDR_CRC32);
+	img->first_map = er_le64(page0 + ER_HDR_IMAGE);
+	img->flags = er_le32(page0 + ER_HDR_FLAGS);
 	for (unsigned i = 0; i < 10; i++) {
-		uint8_t ch = page[ER_HDR_ORIG_SIG + i];
+		uint8_t ch = page0[ER_HDR_ORIG_SIG + i];
 		img->orig_sig[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
 	}
 	img->orig_sig[10] = 0;
@@ -180,13 +236,14 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 	img->comp = (img->flags & ER_SF_NOCOMPRESS_MODE) ? ER_COMP_NONE
 		  : (img->flags & ER_SF_LZ4) ? ER_COMP_LZ4 : ER_COMP_LZO;
 	/* the swap signature must be restorable: orig_sig is what swapon will look for */
-	if (er_memcmp(page + ER_HDR_ORIG_SIG, "SWAPSPACE2", 10) != 0 &&
-	    er_memcmp(page + ER_HDR_ORIG_SIG, "SWAP-SPACE", 10) != 0)
+	if (er_memcmp(page0 + ER_HDR_ORIG_SIG, "SWAPSPACE2", 10) != 0 &&
+	    er_memcmp(page0 + ER_HDR_ORIG_SIG, "SWAP-SPACE", 10) != 0)
 		FAIL(err, ER_R_HEADER, "orig_sig \"%s\" is not a swap signature", img->orig_sig);
 	if (img->first_map == 0 || img->first_map == src->header_page || img->first_map >= src->pages)
 		FAIL(err, ER_R_MAP, "first map page %llu outside the partition (%llu pages)",
 		     (unsigned long long)img->first_map, (unsigned long long)src->pages);
 
+	/* page0 is not needed after this point: page may be the same buffer */
 	r = er_source_read(src, img->first_map, 1, page, err);
 	if (r)
 		return r;
@@ -194,9 +251,22 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 	if (img->header_swap_page == 0 || img->header_swap_page == src->header_page ||
 	    img->header_swap_page >= src->pages)
 		FAIL(err, ER_R_MAP, "header page %llu outside the partition", (unsigned long long)img->header_swap_page);
+	uint64_t tag_swap_page = 0;
+	if (crypt) {
+		/* group 0's tag page lies at position min(256, n): in the first map page */
+		if (crypt->n == 0)
+			FAIL(err, ER_R_MAP, "an encrypted stream of 0 pages");
+		tag_swap_page = er_le64(page + 8 * er_crypt_tag_pos(crypt->n, 0));
+		if (tag_swap_page == 0 || tag_swap_page == src->header_page || tag_swap_page >= src->pages)
+			FAIL(err, ER_R_MAP, "tag page %llu outside the partition", (unsigned long long)tag_swap_page);
+		crypt->tag_group = 0;
+	}
 	r = er_source_read(src, img->header_swap_page, 1, page, err);
 	if (r)
 		return r;
+	if (crypt && (r = crypt_open(crypt, src, 0, page, tag_swap_page, err)))
+		return r;
+	img->crypt = crypt;
 	r = parse_header_page(img, page, err);
 	if (r)
 		return r;
@@ -207,6 +277,8 @@ enum er_reason er_image_open(struct er_image *img, const struct er_source *src, 
 		stream_max = img->pages;
 	else
 		stream_max = 1 + (body + ER_CHUNK_PAGES - 1) / ER_CHUNK_PAGES * ER_CHUNK_STORED_PAGES_MAX;
+	if (crypt)
+		stream_max = er_crypt_stored_total(stream_max);
 	if (stream_max > src->pages)
 		stream_max = src->pages;
 	img->map_pages_max = stream_max / ER_MAP_ENTRIES + 2;
@@ -252,6 +324,14 @@ enum er_reason er_image_load_map(struct er_image *img, const struct er_source *s
 	}
 	img->map = map_buf;
 	img->map_pages = n;
+	if (img->crypt) {
+		/* the stored stream: exactly n pages and their tag pages */
+		if (used != er_crypt_stored_total(img->crypt->n))
+			FAIL(err, ER_R_MAP, "the map lists %llu pages; %llu encrypted pages and their tag pages are %llu",
+			     (unsigned long long)used, (unsigned long long)img->crypt->n,
+			     (unsigned long long)er_crypt_stored_total(img->crypt->n));
+		used = img->crypt->n;
+	}
 	img->stream_pages = used;
 	if (used < 2)
 		FAIL(err, ER_R_MAP, "the map lists only %llu page(s)", (unsigned long long)used);
@@ -276,9 +356,30 @@ struct window {
 	uint64_t cap, start, count;
 };
 
+static uint64_t map_pos(const struct er_image *img, uint64_t pos)
+{
+	return er_le64(img->map + (pos / ER_MAP_ENTRIES) * ER_PAGE_SIZE + (pos % ER_MAP_ENTRIES) * 8);
+}
+
+/* where stream page s is stored */
 static uint64_t map_entry(const struct er_image *img, uint64_t s)
 {
-	return er_le64(img->map + (s / ER_MAP_ENTRIES) * ER_PAGE_SIZE + (s % ER_MAP_ENTRIES) * 8);
+	return map_pos(img, img->crypt ? er_crypt_stored(s) : s);
+}
+
+/* Encrypted stream: the pages [first, first+n) just read into p, opened in place. */
+static enum er_reason window_open(struct window *w, uint64_t first, uint64_t n, uint8_t *p, struct er_error *err)
+{
+	struct er_crypt *c = w->img->crypt;
+	enum er_reason r;
+
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t i = first + k;
+		uint64_t tag_swap_page = map_pos(w->img, er_crypt_tag_pos(c->n, i / ER_ENC_GROUP));
+		if ((r = crypt_open(c, w->src, i, p + k * ER_PAGE_SIZE, tag_swap_page, err)))
+			return r;
+	}
+	return ER_OK;
 }
 
 /* Make stream pages [s, s+n) available; reads ahead as far as the buffer allows,
@@ -309,6 +410,8 @@ static enum er_reason window_get(struct window *w, uint64_t s, uint64_t n, const
 		while (w->count + run < want && map_entry(img, first + run) == dev + run)
 			run++;
 		r = er_source_read(w->src, dev, run, w->io + w->count * ER_PAGE_SIZE, err);
+		if (!r && img->crypt)
+			r = window_open(w, first, run, w->io + w->count * ER_PAGE_SIZE, err);
 		if (r)
 			return r;
 		w->count += run;

@@ -65,6 +65,7 @@ enum er_reason {
 	ER_R_SINK,            /* the consumer refused a page (it says why) */
 	ER_R_CPUS,            /* CPU count/feature mismatch */
 	ER_R_OTHER,
+	ER_R_AUTH,            /* an encrypted stream page (contract v2) failed its authentication */
 	ER_R_COUNT
 };
 
@@ -88,6 +89,27 @@ struct er_source {
 	int (*read)(void *ctx, uint64_t page, uint64_t count, void *buf);
 	uint64_t header_page;
 };
+
+/* An encrypted stream (contract v2, kernel-patch/6.12/README): stream page i (i = 0 ..
+ * n-1) is stored at map position i + i/256, followed after every 256 pages and after the
+ * last, partial group by a plaintext tag page holding the group's 16-byte tags. The
+ * reader reads tag pages itself and asks open() to decrypt and authenticate each stream
+ * page in place, with its tag; the caller (who holds the key) decides what that means.
+ * Reading through a crypt, stream_pages counts the n stream pages, not the stored ones.
+ * The caller owns it; the reader keeps its tag page cache in tags/tag_group. */
+#define ER_ENC_GROUP 256u
+struct er_crypt {
+	void *ctx;
+	uint64_t n;                     /* encrypted stream pages, as the (authenticated) header says */
+	/* 0: page i is authentic and now plaintext; else the reader refuses (ER_R_AUTH) */
+	int (*open)(void *ctx, uint64_t i, uint8_t *page, const uint8_t tag[16]);
+	uint8_t *tags;                  /* one page, caller-owned: the tag page of tag_group */
+	uint64_t tag_group;             /* the group in tags (+1: 0 means none yet) */
+};
+/* Stored map positions of stream page i and of group g's tag page; stored pages in all. */
+uint64_t er_crypt_stored(uint64_t i);
+uint64_t er_crypt_tag_pos(uint64_t n, uint64_t g);
+uint64_t er_crypt_stored_total(uint64_t n);
 
 struct er_image {
 	/* page 0 (struct swsusp_header) */
@@ -115,6 +137,7 @@ struct er_image {
 	uint64_t chunks, stored_bytes;  /* compressed chunks and their bytes */
 	uint32_t crc_body;              /* crc32_le(0, body) as computed */
 	bool crc_checked;
+	struct er_crypt *crypt;         /* an encrypted stream (er_image_open_at), or NULL */
 };
 
 /* Read n pages at page through src, refusing ranges beyond the device (ER_R_MAP) and
@@ -125,6 +148,12 @@ enum er_reason er_source_read(const struct er_source *src, uint64_t page, uint64
 /* The swap header page (src->header_page) and the image's header page. page_buf: one 4096-byte scratch page. */
 enum er_reason er_image_open(struct er_image *img, const struct er_source *src, uint8_t *page_buf,
 			     struct er_error *err);
+/* The same from a swap header page the caller has read (and perhaps authenticated) already:
+ * page0 is parsed as it is, never read again, so the bytes checked are the bytes used.
+ * crypt: the stream is encrypted (contract v2; NULL: plain); the image's header page (stream
+ * page 0) is decrypted through it here. */
+enum er_reason er_image_open_at(struct er_image *img, const struct er_source *src, const uint8_t *page0,
+				uint8_t *page_buf, struct er_crypt *crypt, struct er_error *err);
 
 /* Walk the whole map chain into map_buf (cap_pages pages; img->map_pages_max is enough). */
 enum er_reason er_image_load_map(struct er_image *img, const struct er_source *src, uint8_t *map_buf,

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Secure Boot hibernation: key id, key table, auth block and tag (loader/auth.h; the
- * contract text is in the notes, "Secure Boot hibernation ... (v1)"). Pure C. */
+/* Secure Boot hibernation: key id, key table, auth block, keys, the encrypted stream and
+ * its tag (loader/auth.h; contract v2 in kernel-patch/6.12/README). Pure C. */
 #include "loader/auth.h"
 #include "image/swsusp.h"
 #include "image/reader.h"
 #include "image/fmt.h"
 #include "crypto/wipe.h"
+#include "crypto/hkdf.h"
 
 static const char key_id_label[] = "efiresume key id";     /* 16 bytes, no NUL */
 static const char tag_label[] = "efiresume-swsusp";        /* 16 bytes, no NUL */
+static const char enc_info[] = "efiresume v2 aes-256-gcm";
+static const char mac_info[] = "efiresume v2 hmac-sha256";
 static const uint8_t auth_magic[8] = { 'E', 'F', 'R', 'H', 'M', 'A', 'C', '1' };
 
 /* offsets in the auth block */
@@ -19,7 +22,8 @@ static const uint8_t auth_magic[8] = { 'E', 'F', 'R', 'H', 'M', 'A', 'C', '1' };
 #define A_KEY_ID   24
 #define A_UUID     32
 #define A_OFFSET   48
-#define A_RESERVED 56
+#define A_SALT     56
+#define A_NPAGES   88
 #define A_TAG      96
 #define SWAP_UUID_AT 1036   /* union swap_header.info.sws_uuid */
 
@@ -46,7 +50,7 @@ void er_key_table_fill(struct er_key_table *t, const uint8_t key[ER_KEY_LEN])
 	uint8_t *b = (uint8_t *)t;
 	er_memset(t, 0, sizeof(*t));
 	er_put_le32(b + 0, ER_KEY_TABLE_MAGIC);
-	er_put_le32(b + 4, 1);
+	er_put_le32(b + 4, ER_KEY_TABLE_VERSION);
 	er_put_le32(b + 8, ER_KEY_TABLE_SIZE);
 	er_memcpy(t->key, key, ER_KEY_LEN);
 	er_key_id(key, t->key_id);
@@ -73,16 +77,19 @@ enum er_auth_status er_auth_parse(const uint8_t *page, uint64_t header_page, str
 	er_memcpy(a->key_id, p + A_KEY_ID, ER_KEY_ID_LEN);
 	er_memcpy(a->swap_uuid, p + A_UUID, 16);
 	a->resume_offset = er_le64(p + A_OFFSET);
+	er_memcpy(a->salt, p + A_SALT, ER_AUTH_SALT_LEN);
+	a->enc_pages = er_le64(p + A_NPAGES);
 	er_memcpy(a->tag, p + A_TAG, ER_AUTH_TAG_LEN);
-	if (a->version != 1)
-		WHY("auth block version %u (this efiresume knows 1)", a->version);
+	if (a->version == 1)
+		WHY("auth block version 1: a tagged but unencrypted image (contract v1, an older kernel patch); this efiresume resumes only encrypted images (version 2)");
+	if (a->version != ER_AUTH_VERSION)
+		WHY("auth block version %u (this efiresume knows 2)", a->version);
 	if (a->flags != 0)
 		WHY("auth block flags 0x%x (none are defined)", a->flags);
 	if (a->key_slot_phys % ER_PAGE_SIZE)
 		WHY("key page 0x%llx is not page-aligned", (unsigned long long)a->key_slot_phys);
-	for (unsigned i = A_RESERVED; i < A_TAG; i++)
-		if (p[i])
-			WHY("auth block reserved byte %u is 0x%02x", i, p[i]);
+	if (a->enc_pages < 2 || a->enc_pages > (1ull << 40))
+		WHY("auth block names %llu encrypted pages", (unsigned long long)a->enc_pages);
 	/* the block names the place it was written for: a copied header does not fit elsewhere */
 	if (er_memcmp(a->swap_uuid, page + SWAP_UUID_AT, 16) != 0)
 		WHY("auth block names another swap area (UUID differs from the swap header's)");
@@ -92,69 +99,79 @@ enum er_auth_status er_auth_parse(const uint8_t *page, uint64_t header_page, str
 	return ER_AUTH_OK;
 }
 
-void er_auth_begin(struct er_auth_mac *m, const uint8_t key[ER_KEY_LEN], const uint8_t *page)
+void er_auth_keys(const uint8_t key[ER_KEY_LEN], const uint8_t salt[ER_AUTH_SALT_LEN], uint8_t k_enc[32],
+		  uint8_t k_mac[32])
+{
+	er_hkdf_sha256(salt, ER_AUTH_SALT_LEN, key, ER_KEY_LEN, (const uint8_t *)enc_info, sizeof(enc_info) - 1, k_enc, 32);
+	er_hkdf_sha256(salt, ER_AUTH_SALT_LEN, key, ER_KEY_LEN, (const uint8_t *)mac_info, sizeof(mac_info) - 1, k_mac, 32);
+}
+
+void er_auth_stream_init(struct er_auth_stream *s, const uint8_t key[ER_KEY_LEN], const struct er_auth_block *a)
+{
+	uint8_t k_enc[32], k_mac[32];
+
+	er_memset(s, 0, sizeof(*s));
+	er_auth_keys(key, a->salt, k_enc, k_mac);
+	er_gcm_init(&s->gcm, k_enc);
+	er_hmac_init(&s->mac, ER_HASH_SHA256, k_mac, sizeof(k_mac));
+	er_hmac_update(&s->mac, tag_label, 16);
+	s->n = a->enc_pages;
+	er_wipe(k_enc, sizeof(k_enc));
+	er_wipe(k_mac, sizeof(k_mac));
+}
+
+int er_auth_stream_open(void *ctx, uint64_t i, uint8_t *page, const uint8_t tag[16])
+{
+	struct er_auth_stream *s = ctx;
+	uint8_t iv[12];
+
+	/* in order: a page may be opened again (a re-read), never one past the next due */
+	if (s->bad || i >= s->n || i > s->fed) {
+		s->bad = true;
+		er_memset(page, 0, ER_PAGE_SIZE);
+		return -1;
+	}
+	er_put_le64(iv, i);
+	er_put_le32(iv + 8, 0);
+	if (!er_gcm_decrypt(&s->gcm, iv, NULL, 0, page, page, ER_PAGE_SIZE, tag)) {
+		s->bad = true;
+		return -1;
+	}
+	if (i == s->fed) {
+		er_hmac_update(&s->mac, tag, 16);
+		s->fed++;
+	}
+	return 0;
+}
+
+void er_auth_stream_final(struct er_auth_stream *s, const uint8_t *page0, uint8_t tag[ER_AUTH_TAG_LEN])
 {
 	uint8_t f[20];
-	er_hmac_init(&m->h, ER_HASH_SHA256, key, ER_KEY_LEN);
-	er_hmac_update(&m->h, tag_label, 16);
-	er_hmac_update(&m->h, page + ER_AUTH_OFFSET, ER_AUTH_SIGNED);
+
+	er_hmac_update(&s->mac, page0 + ER_AUTH_OFFSET, ER_AUTH_SIGNED);
 	/* swsusp_header: image (sector_t as u64), flags, hw_sig, crc32, as written */
-	er_memcpy(f, page + ER_HDR_IMAGE, 8);
-	er_memcpy(f + 8, page + ER_HDR_FLAGS, 4);
-	er_memcpy(f + 12, page + ER_HDR_HW_SIG, 4);
-	er_memcpy(f + 16, page + ER_HDR_CRC32, 4);
-	er_hmac_update(&m->h, f, sizeof(f));
-	m->pages = 0;
+	er_memcpy(f, page0 + ER_HDR_IMAGE, 8);
+	er_memcpy(f + 8, page0 + ER_HDR_FLAGS, 4);
+	er_memcpy(f + 12, page0 + ER_HDR_HW_SIG, 4);
+	er_memcpy(f + 16, page0 + ER_HDR_CRC32, 4);
+	er_hmac_update(&s->mac, f, sizeof(f));
+	er_hmac_final(&s->mac, tag);
+	er_auth_stream_wipe(s);
 }
 
-void er_auth_page(struct er_auth_mac *m, const uint8_t *page)
-{
-	er_hmac_update(&m->h, page, ER_PAGE_SIZE);
-	m->pages++;
-}
-
-void er_auth_pfn_pages(struct er_auth_mac *m, const uint64_t *pfns, uint64_t n, unsigned word, uint64_t nr_meta_pages)
-{
-	uint8_t buf[ER_PAGE_SIZE];
-	unsigned per = ER_PAGE_SIZE / word;
-	uint64_t zero_bit = word == 8 ? (1ull << 63) : (1ull << 31);
-	uint64_t k = 0;
-	bool ended = false;
-
-	for (uint64_t pg = 0; pg < nr_meta_pages; pg++) {
-		er_memset(buf, 0, sizeof(buf));                 /* clear_page */
-		for (unsigned j = 0; j < per; j++) {            /* pack_pfns */
-			uint64_t v;
-			if (k < n) {
-				v = (pfns[k] & ~ER_PFN_ZERO) | ((pfns[k] & ER_PFN_ZERO) ? zero_bit : 0);
-				k++;
-			} else {
-				v = word == 8 ? ~0ull : 0xffffffffull;  /* BM_END_OF_MAP, then break */
-				ended = true;
-			}
-			if (word == 8)
-				er_put_le64(buf + j * 8, v);
-			else
-				er_put_le32(buf + j * 4, (uint32_t)v);
-			if (ended)
-				break;
-		}
-		er_auth_page(m, buf);
-		ended = false;
-	}
-}
-
-void er_auth_final(struct er_auth_mac *m, uint8_t tag[ER_AUTH_TAG_LEN])
-{
-	er_hmac_final(&m->h, tag);
-	er_wipe(m, sizeof(*m));
-}
-
-bool er_auth_end(struct er_auth_mac *m, const uint8_t tag[ER_AUTH_TAG_LEN])
+bool er_auth_stream_end(struct er_auth_stream *s, const uint8_t *page0, const uint8_t tag[ER_AUTH_TAG_LEN])
 {
 	uint8_t got[ER_AUTH_TAG_LEN];
-	er_auth_final(m, got);
-	bool ok = er_ct_equal(got, tag, ER_AUTH_TAG_LEN);
+	bool whole = !s->bad && s->fed == s->n;
+
+	er_auth_stream_final(s, page0, got);
+	bool ok = er_ct_equal(got, tag, ER_AUTH_TAG_LEN) && whole;
 	er_wipe(got, sizeof(got));
 	return ok;
+}
+
+void er_auth_stream_wipe(struct er_auth_stream *s)
+{
+	er_gcm_wipe(&s->gcm);
+	er_wipe(s, sizeof(*s));
 }

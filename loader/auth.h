@@ -1,30 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Secure Boot hibernation: the pure side of the contract with the patched kernel
- * (notes: "Secure Boot hibernation: the contract between efiresume and the patched
- * kernel (v1)"; the kernel side cites the same text). Host-testable: no firmware calls.
+/* Secure Boot hibernation: the pure side of contract v2 with the patched kernel
+ * (kernel-patch/6.12/README, "The contract (v2)"). Host-testable: no firmware calls.
  *
- *   key id      = first 8 bytes of HMAC-SHA256(K, "efiresume key id")
- *   key table   = struct er_key_table (64 bytes), the configuration table
- *                 (GUID f81507ad-4bd7-47e1-92c8-5dbd29e50049) and the rotated key's page
+ *   key id      = HMAC-SHA256(K, "efiresume key id")[0..7]   (public: it is on disk)
+ *   key table   = struct er_key_table (64 bytes, version 2): what the key protocol hands
+ *                 out and what the key page of a resumed kernel receives
  *   auth block  = 128 bytes at offset 512 of the swap header page
- *   tag         = HMAC-SHA256(K, "efiresume-swsusp" || auth[0..96) || image u64 || flags u32
- *                 || hw_sig u32 || crc32 u32 || header page || PFN pages || data pages) */
+ *   keys        = HKDF-SHA256(salt, K): K_enc ("efiresume v2 aes-256-gcm"), K_mac
+ *   stream      = page i: AES-256-GCM(K_enc, le64(i) || le32(0)), tags in tag pages
+ *                 (image/reader.h, struct er_crypt)
+ *   tag         = HMAC-SHA256(K_mac, "efiresume-swsusp" || T_0 .. T_n-1 || auth[0..96) ||
+ *                 image u64 || flags u32 || hw_sig u32 || crc32 u32) */
 #ifndef EFIRESUME_LOADER_AUTH_H
 #define EFIRESUME_LOADER_AUTH_H
 
 #include "image/freestanding.h"
 #include "crypto/sha.h"
+#include "crypto/gcm.h"
 
 #define ER_KEY_LEN        32u
 #define ER_KEY_ID_LEN     8u
 #define ER_KEY_TABLE_MAGIC 0x4b524645u   /* "EFRK" little endian */
+#define ER_KEY_TABLE_VERSION 2u
 #define ER_KEY_TABLE_SIZE 64u
 #define ER_AUTH_OFFSET    512u
 #define ER_AUTH_SIZE      128u
+#define ER_AUTH_VERSION   2u
 #define ER_AUTH_SIGNED    96u            /* the bytes before the tag */
+#define ER_AUTH_SALT_LEN  32u
 #define ER_AUTH_TAG_LEN   32u
 
-/* as it lies in memory (the table and the key page), little endian */
+/* as it lies in memory (the key protocol's output and the key page), little endian */
 struct er_key_table {
 	uint32_t magic, version, size, reserved;
 	uint8_t key[ER_KEY_LEN];
@@ -45,6 +51,8 @@ struct er_auth_block {
 	uint8_t key_id[ER_KEY_ID_LEN];
 	uint8_t swap_uuid[16];
 	uint64_t resume_offset;
+	uint8_t salt[ER_AUTH_SALT_LEN];
+	uint64_t enc_pages;
 	uint8_t tag[ER_AUTH_TAG_LEN];
 };
 
@@ -54,27 +62,36 @@ enum er_auth_status {
 	ER_AUTH_MALFORMED,  /* the magic is there but a field is wrong (why says which) */
 };
 /* page: the swap header page (the one holding swsusp_header), header_page: its page
- * number on the device (the kernel's resume_offset). */
+ * number on the device (the kernel's resume_offset). Only version 2 is accepted. */
 enum er_auth_status er_auth_parse(const uint8_t *page, uint64_t header_page, struct er_auth_block *a, char *why,
 				  size_t why_len);
 
-/* The tag, fed in stream order. */
-struct er_auth_mac {
-	struct er_hmac_ctx h;
-	uint64_t pages;     /* stream pages fed so far (header + PFN + data) */
+/* One image's decryption and authentication (contract v2). Const after er_auth_stream_init
+ * except fed/bad, which only the reading CPU changes: er_auth_stream_open is called in
+ * stream order. */
+struct er_auth_stream {
+	struct er_gcm gcm;          /* K_enc */
+	struct er_hmac_ctx mac;     /* K_mac, fed "efiresume-swsusp" || T_0 .. */
+	uint64_t n;                 /* enc_pages */
+	uint64_t fed;               /* tags fed to mac so far */
+	bool bad;                   /* a page failed: nothing after it is opened */
 };
-/* page: the swap header page (auth block at 512, swsusp_header at its end) */
-void er_auth_begin(struct er_auth_mac *m, const uint8_t key[ER_KEY_LEN], const uint8_t *page);
-void er_auth_page(struct er_auth_mac *m, const uint8_t *page);
-/* The PFN pages exactly as the kernel's snapshot_read_next() makes them (clear_page,
- * pack_pfns): nr_meta_pages pages of word-sized PFNs (the zero-page flag in the word's
- * top bit), ~0 after the last one when there is room, zeros after that. pfns: the
- * reader's list (ER_PFN_ZERO in bit 63). Rebuilt from the parsed list, so the tag
- * covers what the loader acts on. */
-void er_auth_pfn_pages(struct er_auth_mac *m, const uint64_t *pfns, uint64_t n, unsigned word, uint64_t nr_meta_pages);
-/* Constant-time comparison with tag; the state is wiped. true when equal. */
-bool er_auth_end(struct er_auth_mac *m, const uint8_t tag[ER_AUTH_TAG_LEN]);
-/* The tag itself (tests, the reference side); the state is wiped. */
-void er_auth_final(struct er_auth_mac *m, uint8_t tag[ER_AUTH_TAG_LEN]);
+/* K_enc and K_mac from K and the block's salt; the label is fed. */
+void er_auth_stream_init(struct er_auth_stream *s, const uint8_t key[ER_KEY_LEN], const struct er_auth_block *a);
+/* image/reader.h's er_crypt open(): decrypt page i in place and check its tag; its tag is
+ * fed to the final HMAC when i is the next one due. 0 when authentic; on a failure the
+ * page is zeroed and every later call fails. */
+int er_auth_stream_open(void *s, uint64_t i, uint8_t *page, const uint8_t tag[16]);
+/* After the stream: every page fed, then auth[0..96) and the header fields from page0
+ * (the swap header page as parsed), compared with the block's tag in constant time.
+ * The state is wiped either way. */
+bool er_auth_stream_end(struct er_auth_stream *s, const uint8_t *page0, const uint8_t tag[ER_AUTH_TAG_LEN]);
+/* The tag itself (the reference side in tests): the state is wiped. */
+void er_auth_stream_final(struct er_auth_stream *s, const uint8_t *page0, uint8_t tag[ER_AUTH_TAG_LEN]);
+void er_auth_stream_wipe(struct er_auth_stream *s);
+
+/* The derivation, for the tests and the inspector: K_enc and K_mac of (K, salt). */
+void er_auth_keys(const uint8_t key[ER_KEY_LEN], const uint8_t salt[ER_AUTH_SALT_LEN], uint8_t k_enc[32],
+		  uint8_t k_mac[32]);
 
 #endif

@@ -2,7 +2,7 @@
 /* The story of a boot through efiresume. */
 #include "loader/loader.h"
 #include "loader/volumes.h"
-#include "efi/secboot.h"
+#include "loader/hibkey.h"
 
 #define CONF_MAX_SIZE (64 * 1024)
 
@@ -68,12 +68,13 @@ EFI_STATUS er_loader_main(void)
 	struct er_blockdev *devs = NULL;
 	struct er_swapdev image;
 	struct er_hint hint;
+	struct er_hibkey hk;   /* Secure Boot: this boot's keys; wiped and closed below, last */
 	UINTN ndevs = 0;
 	EFI_STATUS err;
 
 	/* A broken configuration file still leaves the defaults in place: go on. */
 	load_config(&cfg);
-	er_secboot_start();   /* Secure Boot: the hibernation key (secboot) */
+	er_hibkey_open(&hk);
 
 	er_hint_read(&hint);
 	err = er_blockdev_list(&devs, &ndevs);
@@ -107,7 +108,7 @@ EFI_STATUS er_loader_main(void)
 				log_info(L"%a: booting normally at the user's request; the image is kept\n", image.dev->id);
 			break;
 		default:
-			er_resume(&cfg, &image);
+			er_resume(&cfg, &image, &hk);
 		}
 	}
 	/* the image it recorded is gone (unless it may be in a container left locked) */
@@ -116,6 +117,10 @@ EFI_STATUS er_loader_main(void)
 	/* the volume keys go before anything else runs */
 	er_volumes_close(FALSE);
 	er_free(devs);
-	er_secboot_handover();   /* Secure Boot: the key table for the next kernel (secboot) */
-	return er_run_fallback(&cfg);
+	/* Secure Boot: this boot's key for a kernel that asks (the patched EFI stub), wiped at
+	 * ExitBootServices; and whatever returns to the firmware finds no key */
+	er_hibkey_offer(&hk);
+	err = er_run_fallback(&cfg);
+	er_hibkey_close(&hk);
+	return err;
 }

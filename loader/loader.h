@@ -43,8 +43,10 @@ EFI_STATUS er_find_image(const struct er_config *cfg, const struct er_hint *hint
 EFI_STATUS er_run_fallback(const struct er_config *cfg);
 
 /* loader/resume.c: verify, load and hand off. Returns only when it refused the image
- * (nothing written) or was told to do a dry run; the caller then boots normally. */
-EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd);
+ * (nothing written) or was told to do a dry run; the caller then boots normally.
+ * hk: this boot's Secure Boot keys (loader/hibkey.h); the previous key is used up. */
+struct er_hibkey;
+EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, struct er_hibkey *hk);
 
 /* loader/resume.c: one line saying what would be resumed (kernel release, device, size),
  * from the image's header page (x86 kernels record no release there: it comes from the

@@ -4,7 +4,7 @@
 #include "loader/loader.h"
 #include "loader/volumes.h"
 #include "loader/plan.h"
-#include "efi/planmem.h"
+#include "loader/planmem.h"
 #include "arch/handoff.h"
 #include "image/e820.h"
 #include "image/fmt.h"
@@ -316,7 +316,10 @@ struct loaded {
 	struct er_handoff h;
 	BOOLEAN platform_mode;
 	char orig_sig[11];
-	struct er_auth_run *auth;   /* Secure Boot: the tag (secboot) */
+	const UINT8 *page0;         /* the swap header page, read once: what is parsed and authenticated */
+	UINT64 nr_pfns;             /* entries of pfns */
+	struct er_auth_run *auth;   /* Secure Boot: decryption and authentication */
+	struct er_hibkey *hk;       /* Secure Boot: the keys of this boot */
 };
 
 /* Before loading: the image is for this loader's architecture and this machine (its
@@ -409,7 +412,7 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 	}
 	err = progress_end(&pr, dev, r, e.detail);
 	if (!EFI_ERROR(err))
-		err = er_auth_run_end(l->auth, img, l->pfns, &l->plan);   /* secboot: the tag over what was placed */
+		err = er_auth_run_end(l->auth, l->page0);   /* Secure Boot: every page authenticated, the tag */
 	struct lent lent = { dev, io, EFI_ERROR(err) ? &l->plan : NULL };
 	io = NULL;
 	if (!par)
@@ -448,10 +451,9 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	EFI_STATUS err;
 
 	/* 2. read and verify what can be verified before loading */
-	r = er_image_open(&img, src, page, &e);
+	r = er_image_open_at(&img, src, l->page0, page, er_auth_run_crypt(l->auth), &e);
 	if (r)
 		return refuse(dev, r, e.detail);
-	er_auth_run_header(l->auth, page);   /* page: the header page er_image_open read last (secboot) */
 	log_info(L"%a: image of an %a kernel, %a, %ld pages + %ld meta, jump 0x%lx, cr3 0x%lx\n", dev->id,
 		 er_arch_name(img.arch), img.comp == ER_COMP_NONE ? "uncompressed" : er_comp_name(img.comp),
 		 img.image_pages, img.nr_meta_pages, img.jump_address, img.cr3);
@@ -474,6 +476,7 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	l->h.image_cr3 = img.cr3;
 	l->platform_mode = (img.flags & ER_SF_PLATFORM_MODE) != 0;
 	er_memcpy(l->orig_sig, img.orig_sig, sizeof(l->orig_sig));
+	l->nr_pfns = img.nr_pfns;
 out:
 	er_free_pages(map, map_pages);
 	return err;
@@ -620,7 +623,7 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 		/* ACPI mode when the image does not expect the platform to do it: I/O ports only */
 		if (!l->platform_mode)
 			er_acpi_enable(&acpi);
-		er_auth_run_jump(l->auth);   /* secboot: no key left in efiresume's memory */
+		er_hibkey_forget(l->hk);   /* Secure Boot: no key left in efiresume's memory */
 		er_arch_jump(h);
 	}
 	if (loc) {
@@ -633,9 +636,9 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 		er_set_variable(ER_SEEN_VAR, &er_vendor_guid, ER_VAR_NV_BS_RT, seen, seen_size);
 		er_free(seen);
 	}
-	/* secboot: the kept image was tagged with the key before the rotation */
+	/* Secure Boot: the key page is not needed (the image is kept, but its key is gone) */
 	if (pr == ER_PNR_NOT_COMMITTED)
-		er_auth_run_unrotate(l->auth);
+		er_auth_run_undo(l->auth);
 	er_plan_undo(&l->plan);
 	err = pr == ER_PNR_NOT_COMMITTED ? EFI_ABORTED : EFI_DEVICE_ERROR;
 	if (pr == ER_PNR_NOT_COMMITTED)
@@ -656,7 +659,7 @@ static BOOLEAN helpers_all_confirmed(void)
 	return !er_dec_cpus_unconfirmed() && !er_volumes_helpers_unconfirmed();
 }
 
-EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
+EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, struct er_hibkey *hk)
 {
 	const struct er_blockdev *dev = sd->dev;
 	struct source_ctx sc = { dev, 0, 0, 0 };
@@ -665,7 +668,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 	UINT8 *page = NULL, *page0 = NULL;
 	UINT64 t_start = er_time_us();
 	EFI_STATUS err;
-	struct er_auth_run ar = { 0 };   /* secboot */
+	struct er_auth_run ar = { 0 };   /* Secure Boot */
 
 	er_plan_init(&l.plan, &er_plan_efi_mem);
 	l.plan.wipe_on_undo = dev->encrypted;
@@ -675,10 +678,15 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		er_free_pages(page, 1);
 		return EFI_OUT_OF_RESOURCES;
 	}
+	/* the swap header page is read once: the bytes authenticated are the bytes parsed */
 	err = er_blockdev_read(dev, sd->header_page * ER_PAGE_SIZE, page0, ER_PAGE_SIZE);
 	if (!EFI_ERROR(err))
-		err = er_auth_run_begin(&ar, sd, page0);   /* secboot: refused without a valid auth block */
+		err = er_auth_run_begin(&ar, hk, sd, page0);   /* Secure Boot: refused unless encrypted with the previous key */
+	/* its keys are derived (or it was refused): the previous boot's key is done with */
+	er_hibkey_drop_prev(hk);
+	l.page0 = page0;
 	l.auth = &ar;
+	l.hk = hk;
 	if (EFI_ERROR(err))
 		goto out;
 	if (er_swsusp2004_signature(page0) && sd->header_page != 0)
@@ -706,7 +714,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd)
 		goto out;
 	}
 
-	er_auth_run_rotate(&ar, l.pfns);   /* secboot: K' stored, and in the key page */
+	er_auth_run_keypage(&ar, hk, l.pfns, l.nr_pfns);   /* Secure Boot: this boot's key for the image kernel */
 	err = commit_and_jump(sd, &l, page0, page, t_start);
 
 out:
@@ -739,7 +747,14 @@ BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n)
 		}
 	} else {
 		struct er_image img;
-		if (er_image_open(&img, &src, page, &e) == ER_OK) {
+		struct er_auth_block blk;
+		if (!EFI_ERROR(er_blockdev_read(dev, sd->header_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE)) &&
+		    er_auth_parse(page, sd->header_page, &blk, NULL, 0) != ER_AUTH_NONE) {
+			/* its header page is encrypted: described once it is authenticated */
+			er_snprintf(out, n, "an encrypted hibernation image (Secure Boot) on %s: %llu stream pages", dev->id,
+				    (unsigned long long)blk.enc_pages);
+			ok = TRUE;
+		} else if (er_image_open(&img, &src, page, &e) == ER_OK) {
 			/* x86 kernels keep their restore record where the header's uts would be */
 			const char *rel = sd->kernel[0] ? sd->kernel : img.release[0] ? img.release : "(release not recorded)";
 			er_snprintf(out, n, "a hibernated Linux %s (%s) on %s: %llu MiB in %llu pages", rel, er_arch_name(img.arch),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target for loader/auth.c's auth block parser (the swap header page is
  * written by whoever can write swap: hostile). Checked: never reads out of bounds; what
- * it accepts has the documented properties (version 1, no flags, page-aligned key page,
+ * it accepts has the documented properties (version 2, no flags, page-aligned key page,
+ * a page count within bounds,
  * the header's own UUID, the page it was found at). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(page + 512, "EFRHMAC1", 8);
 	enum er_auth_status st = er_auth_parse(page, at, &a, why, sizeof(why));
 	if (st == ER_AUTH_OK) {
-		if (a.version != 1 || a.flags || a.key_slot_phys % 4096 || a.resume_offset != at ||
+		if (a.version != 2 || a.flags || a.key_slot_phys % 4096 || a.resume_offset != at ||
+		    a.enc_pages < 2 || a.enc_pages > (1ull << 40) ||
 		    memcmp(a.swap_uuid, page + 1036, 16) != 0)
 			abort();
 	} else if (st != ER_AUTH_NONE && st != ER_AUTH_MALFORMED) {

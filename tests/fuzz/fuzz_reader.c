@@ -11,7 +11,10 @@
  *   - page()/commit() deliver stored pages in PFN-list order, never a zero page;
  *   - a resumable verdict means every stored page was delivered and the CRC (when
  *     the flags ask for one) was checked; a refusal carries its reason and a detail.
- * Inputs of odd length also offer the zero-copy dest()/commit() path. */
+ * Inputs of odd length also offer the zero-copy dest()/commit() path. Inputs whose length
+ * is 2 mod 3 are read as an encrypted stream (contract v2: the tag pages' layout) through
+ * an er_crypt whose open() accepts every page as it is, so the hostile layout reaches the
+ * reader's crypt code: pages are opened in order, never one past the n it was given. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -156,6 +159,22 @@ static int e_wait(void *ctx, unsigned t, size_t *out_len, uint32_t *crc)
 	return g->job[t].status;
 }
 
+/* the encrypted mode's open(): every page accepted as it is; in order, within n */
+struct ident {
+	uint64_t next, n;
+	uint8_t tags[ER_PAGE_SIZE];
+};
+static int id_open(void *ctx, uint64_t i, uint8_t *page, const uint8_t tag[16])
+{
+	struct ident *c = ctx;
+	(void)page;
+	(void)tag;
+	CHECK(i < c->n && i <= c->next);
+	if (i == c->next)
+		c->next++;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dev d = { data, size, (size + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE };
@@ -164,9 +183,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct er_source src = { &d, d.pages, dev_read, 0 };
 	struct er_image img;
 	struct er_error err;
-	uint8_t *page = malloc(ER_PAGE_SIZE);
-	enum er_reason r = er_image_open(&img, &src, page, &err);
+	uint8_t *page = malloc(ER_PAGE_SIZE), *page0 = malloc(ER_PAGE_SIZE);
+	struct ident id = { 0, 0, { 0 } };
+	struct er_crypt crypt = { &id, 0, id_open, id.tags, 0 };
+	dev_read(&d, 0, 1, page0);
+	if (size % 3 == 2) {
+		crypt.n = er_le64(page0 + 600) % (2 * MAX_DEV_PAGES + 1);
+		id.n = crypt.n;
+	}
+	enum er_reason r = er_image_open_at(&img, &src, page0, page, size % 3 == 2 ? &crypt : NULL, &err);
 	free(page);
+	free(page0);
 	if (r != ER_OK) {
 		CHECK(err.reason == r && err.detail[0]);
 		return 0;

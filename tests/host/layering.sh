@@ -24,5 +24,12 @@ for f in image/*.[ch] crypto/*.[ch] volume/*.[ch]; do
 		[ -f "$inc" ] || [ -f "$(dirname "$f")/$inc" ] || { echo "$f: no such include $inc"; bad=1; }
 	done
 done
-[ $bad = 0 ] && echo "layering: image/, crypto/, volume/ include only what they may"
+# efi/ is called by loader/, never the other way: no efi/ file includes a loader/ header but
+# efi/main.c (the entry point hands over to er_loader_main); loader/ calls the firmware only
+# through efi/ (no boot or runtime service, no system table)
+hits=$(grep -n '#include "loader/' efi/*.[ch] | grep -v '^efi/main\.c:' || true)
+if [ -n "$hits" ]; then echo "efi/ includes loader/ headers:"; echo "$hits"; bad=1; fi
+hits=$(grep -nE '\b(BS|RT|ST|gBS|gRT)->|uefi_call_wrapper' loader/*.[ch] || true)
+if [ -n "$hits" ]; then echo "loader/ calls the firmware directly:"; echo "$hits"; bad=1; fi
+[ $bad = 0 ] && echo "layering: image/, crypto/, volume/ include only what they may; efi/ does not include loader/ (but main.c); loader/ calls no firmware service"
 exit $bad

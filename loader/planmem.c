@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The plan's memory operations on the firmware (see loader/plan.h). */
-#include "efi/planmem.h"
+#include "loader/planmem.h"
 #include "arch/handoff.h"
 
 /* the plan writes the restore routine's list */
@@ -47,19 +47,16 @@ static uintptr_t alloc_at(void *ctx, uint64_t addr, uint64_t pages)
 
 static uintptr_t alloc_any(void *ctx, uint64_t pages, bool code, uint64_t *addr)
 {
-	EFI_PHYSICAL_ADDRESS a = 0;
 	(void)ctx;
 	if ((UINTN)pages != pages)
 		return EFI_OUT_OF_RESOURCES;
-	EFI_STATUS err = BS->AllocatePages(AllocateAnyPages, code ? EfiLoaderCode : EfiLoaderData, (UINTN)pages, &a);
-	*addr = a;
-	return err;
+	return er_alloc_any_code((UINTN)pages, code, addr);
 }
 
 static void free_pages(void *ctx, uint64_t addr, uint64_t pages)
 {
 	(void)ctx;
-	BS->FreePages(addr, (UINTN)pages);
+	er_free_at(addr, (UINTN)pages);
 }
 
 static uintptr_t pool_alloc(void *ctx, size_t size, void **out)

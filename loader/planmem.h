@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The plan's memory operations (loader/plan.h) on the firmware's boot services. */
-#ifndef EFIRESUME_EFI_PLANMEM_H
-#define EFIRESUME_EFI_PLANMEM_H
+/* The plan's memory operations (loader/plan.h) on the firmware's boot services, through
+ * efi/efi.h (this file calls no firmware service itself). */
+#ifndef EFIRESUME_LOADER_PLANMEM_H
+#define EFIRESUME_LOADER_PLANMEM_H
 
 #include "efi/efi.h"
 #include "loader/plan.h"

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Secure Boot hibernation: the key policy (loader/hibkey.h). */
+#include "loader/hibkey.h"
+#include "crypto/wipe.h"
+
+/* K from EFI_RNG_PROTOCOL mixed with RDRAND (SHA-256 of both); none without the former */
+static EFI_STATUS make_key(UINT8 key[ER_KEY_LEN])
+{
+	UINT8 fw[ER_KEY_LEN], cpu[ER_KEY_LEN];
+	EFI_STATUS err = er_rng_firmware(fw, sizeof(fw));
+	if (err == EFI_NOT_FOUND)
+		return log_error_status(err, L"Secure Boot: the firmware has no EFI_RNG_PROTOCOL: no hibernation key is made");
+	if (EFI_ERROR(err))
+		return err;
+	BOOLEAN have_cpu = er_rng_cpu(cpu, sizeof(cpu));
+	er_key_mix(fw, sizeof(fw), have_cpu ? cpu : NULL, have_cpu ? sizeof(cpu) : 0, key);
+	er_wipe(fw, sizeof(fw));
+	er_wipe(cpu, sizeof(cpu));
+	return EFI_SUCCESS;
+}
+
+void er_hibkey_open(struct er_hibkey *k)
+{
+	UINT8 key[ER_KEY_LEN];
+	UINT32 attr = 0;
+	EFI_STATUS err;
+
+	er_memset(k, 0, sizeof(*k));
+	k->on = er_secure_boot_on();
+	k->no_prev = "efiresume holds no hibernation key";
+	err = er_keyvar_read(key, &attr);
+	if (!k->on) {
+		/* whatever may read it now (Secure Boot off) must not be able to forge or read an image */
+		if (err != EFI_NOT_FOUND) {
+			er_wipe(key, sizeof(key));
+			if (!EFI_ERROR(er_keyvar_delete(attr)))
+				log_info(L"Secure Boot is off: %s deleted (an image written with it can no longer be resumed)\n",
+					 ER_KEY_VAR);
+		}
+		return;
+	}
+	log_info(L"Secure Boot is on: images must be encrypted and authenticated with this machine's key (contract v2)\n");
+	if (err == EFI_SUCCESS && attr == ER_VAR_NV_BS) {
+		er_memcpy(k->prev, key, ER_KEY_LEN);
+		er_key_id(k->prev, k->prev_id);
+		k->have_prev = TRUE;
+	} else if (err == EFI_SUCCESS || err == EFI_BAD_BUFFER_SIZE) {
+		/* anything else may have been written or read by someone else: never used */
+		log_warn(L"Secure Boot: %s has attributes 0x%x or a wrong size (not NV|BS, 32 bytes): treated as compromised and replaced\n",
+			 ER_KEY_VAR, (UINTN)attr);
+		er_keyvar_delete(attr);
+		k->no_prev = "the key variable was not as efiresume writes it (deleted)";
+	} else if (err == EFI_NOT_FOUND) {
+		k->no_prev = "no key was stored by the previous boot (no hibernation can have been written with one)";
+	}
+	er_wipe(key, sizeof(key));
+
+	/* this boot's key replaces the previous one before anything of this boot can use it:
+	 * an image not resumed now can never be resumed */
+	if (EFI_ERROR(make_key(key))) {
+		k->no_prev = "no new key could be made (no EFI_RNG_PROTOCOL): the previous one is not used";
+	} else if (EFI_ERROR(er_keyvar_write(key))) {
+		k->no_prev = "the new key could not be stored: the previous one is not used";
+	} else {
+		er_memcpy(k->next, key, ER_KEY_LEN);
+		k->have_next = TRUE;
+		log_info(L"Secure Boot: a new hibernation key for this boot is stored in %s (NV|BS)%s\n", ER_KEY_VAR,
+			 k->have_prev ? L"; the previous one verifies this boot's image only" : L"");
+	}
+	er_wipe(key, sizeof(key));
+	if (!k->have_next) {
+		/* the previous key would stay valid in the variable: an image it verifies could be
+		 * resumed in a later boot, over whatever this boot writes */
+		if (k->have_prev && EFI_ERROR(er_keyvar_delete(ER_VAR_NV_BS)))
+			log_warn(L"Secure Boot: the previous key could not be deleted either\n");
+		er_wipe(k->prev, sizeof(k->prev));
+		k->have_prev = FALSE;
+		log_warn(L"Secure Boot: no hibernation key this boot: no image is resumed and this boot's kernel cannot hibernate\n");
+	}
+}
+
+const UINT8 *er_hibkey_image_key(const struct er_hibkey *k, const UINT8 **id, const char **why)
+{
+	if (!k->have_prev) {
+		*why = k->no_prev;
+		return NULL;
+	}
+	*id = k->prev_id;
+	return k->prev;
+}
+
+void er_hibkey_drop_prev(struct er_hibkey *k)
+{
+	er_wipe(k->prev, sizeof(k->prev));
+	k->have_prev = FALSE;
+	k->no_prev = "the previous key was used already";
+}
+
+BOOLEAN er_hibkey_page_table(const struct er_hibkey *k, struct er_key_table *t)
+{
+	if (!k->have_next)
+		return FALSE;
+	er_key_table_fill(t, k->next);
+	return TRUE;
+}
+
+void er_hibkey_forget(struct er_hibkey *k)
+{
+	er_wipe(k->prev, sizeof(k->prev));
+	er_wipe(k->next, sizeof(k->next));
+	k->have_prev = k->have_next = FALSE;
+}
+
+/* the protocol's take_key: once, then the copy is gone */
+static EFI_STATUS take(void *ctx, void *out)
+{
+	struct er_hibkey *k = ctx;
+	if (!k->have_next)
+		return EFI_NOT_FOUND;
+	er_key_table_fill(out, k->next);
+	er_hibkey_forget(k);
+	k->taken = TRUE;
+	return EFI_SUCCESS;
+}
+
+static void forget(void *ctx)
+{
+	er_hibkey_forget(ctx);
+}
+
+void er_hibkey_offer(struct er_hibkey *k)
+{
+	er_hibkey_drop_prev(k);
+	if (!k->on || !k->have_next)
+		return;
+	if (EFI_ERROR(er_keyproto_install(&k->proto, take, forget, k))) {
+		er_hibkey_forget(k);
+		return;
+	}
+	log_info(L"Secure Boot: this boot's key is offered to the kernel through the key protocol (taken once, wiped at ExitBootServices)\n");
+}
+
+void er_hibkey_close(struct er_hibkey *k)
+{
+	BOOLEAN offered = k->proto.installed;
+	er_hibkey_forget(k);
+	er_keyproto_uninstall(&k->proto);
+	if (offered)
+		log_info(L"Secure Boot: the key protocol is removed%s\n",
+			 k->taken ? L" (the key was taken)" : L"; the key was not taken and is wiped");
+}

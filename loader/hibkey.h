@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Secure Boot hibernation: the key policy (contract v2, kernel-patch/6.12/README).
+ *
+ * One object per boot, owned by er_loader_main (opened first, closed last):
+ *   open     under Secure Boot: the previous boot's key read from EfiresumeHibernationKey
+ *            (it verifies and decrypts this boot's image, nothing else), a fresh key made
+ *            and stored in its place before anything can use it; with Secure Boot off, a
+ *            key variable found is deleted
+ *   image    the previous key and its id, for the resume (none when the rotation failed:
+ *            the resume is refused, the image kept)
+ *   page     the fresh key as a key table, for the resumed kernel's key page
+ *   offer    the fresh key offered through the key protocol to whoever asks before
+ *            ExitBootServices (the patched kernel's EFI stub), taken once
+ *   forget   every copy in efiresume's memory wiped (ExitBootServices, the jump)
+ *   close    forget, and the protocol removed (returning to the firmware)
+ * The firmware calls are efi/secboot.c's. */
+#ifndef EFIRESUME_LOADER_HIBKEY_H
+#define EFIRESUME_LOADER_HIBKEY_H
+
+#include "efi/secboot.h"
+#include "loader/auth.h"
+
+struct er_hibkey {
+	BOOLEAN on;                     /* SecureBoot == 1 */
+	BOOLEAN have_prev;              /* prev: the key the image of this boot was written with */
+	UINT8 prev[ER_KEY_LEN];
+	UINT8 prev_id[ER_KEY_ID_LEN];
+	BOOLEAN have_next;              /* next: this boot's key, stored in the variable */
+	UINT8 next[ER_KEY_LEN];
+	const char *no_prev;            /* why there is no previous key (for the refusal line) */
+	BOOLEAN taken;                  /* the protocol handed next out */
+	struct er_keyproto proto;
+};
+
+void er_hibkey_open(struct er_hibkey *k);
+/* The previous boot's key and its id; NULL (with *why) when there is none to use. */
+const UINT8 *er_hibkey_image_key(const struct er_hibkey *k, const UINT8 **id, const char **why);
+/* The image of this boot was verified and is about to be committed, or was refused: the
+ * previous key is wiped (nothing else may be verified with it). */
+void er_hibkey_drop_prev(struct er_hibkey *k);
+/* The key table of this boot's key, for the image kernel's key page; FALSE: none. */
+BOOLEAN er_hibkey_page_table(const struct er_hibkey *k, struct er_key_table *t);
+/* Before the normal boot program: this boot's key offered through the key protocol. */
+void er_hibkey_offer(struct er_hibkey *k);
+/* Every copy in memory wiped (no firmware call: safe after ExitBootServices). */
+void er_hibkey_forget(struct er_hibkey *k);
+/* forget, and the protocol and its event removed. */
+void er_hibkey_close(struct er_hibkey *k);
+
+#endif
