@@ -2,10 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The memory side of tests/e2e/secboot-keypull.sh.
 
-  keypull.py dump SOCK OUT      over QEMU's QMP socket SOCK: dump-guest-memory (paging off: every
-                                RAM block of the guest, above 4 GiB too, as an ELF core whose
-                                PT_LOAD segments carry the guest-physical addresses) into OUT,
-                                then quit QEMU
+  keypull.py watch SERIAL-SOCK QMP-SOCK LOG ERE=OUT [ERE=OUT...]
+                                the guest's serial console on QEMU's socket chardev SERIAL-SOCK
+                                (server, wait=on: QEMU starts the guest once this connects) is
+                                copied into LOG; when it first matches an ERE (in order, each
+                                after the previous one), the guest is stopped at once over QMP
+                                (QMP-SOCK) and all of its RAM dumped (dump-guest-memory, paging
+                                off: every RAM block, above 4 GiB too, as an ELF core whose
+                                PT_LOAD segments carry the guest-physical addresses) into OUT;
+                                then the guest goes on, or after the last one QEMU quits. Exit 0
+                                when every dump was made, 2 when the console closed first
   keypull.py search DUMP VARS [SERIAL-LOG]
                                 every value EfiresumeHibernationKey (vendor 338ebdff-...) holds
                                 or held in the VARS file after the run: the live record (K) and
@@ -15,6 +21,10 @@
                                 and what lies around it:
                                   table   16 bytes after a key table's "EFRK" header (the table
                                           efiresume hands over, contract v1 or v2)
+                                  commbuf in the firmware's SMM variable communication buffer
+                                          (gEfiSmmVariableProtocolGuid at most 160 bytes before:
+                                          what a GetVariable/SetVariable carried, left there;
+                                          EfiRuntimeServicesData, which the OS keeps and maps)
                                   varrec  right after the UTF-16 name EfiresumeHibernationKey:
                                           the data of a variable record, i.e. a copy of the
                                           firmware's variable store (its runtime cache)
@@ -24,18 +34,22 @@
                                 efi=debug), the EFI memory type of each address from the map the
                                 kernel printed. Last lines:
                                   KEY live|deleted HEX8 found=N
-                                  RESULT keys=N k=N table=N varrec=N other=N old=N oldvarrec=N efrk=N
-                                         efrk_with_k=N
-                                (k, table, varrec, other: the live key K; old: places of deleted
+                                  RESULT keys=N k=N table=N commbuf=N varrec=N other=N old=N
+                                         oldvarrec=N efrk=N efrk_with_k=N
+                                (k, table, commbuf, varrec, other: the live key K; old: places of deleted
                                 keys, oldvarrec: those in variable records; efrk_with_k: headers
                                 whose key field holds any of them)
 """
-import importlib.util, json, os, re, socket, struct, sys, uuid
+import importlib.util, json, os, re, socket, struct, sys, time, uuid
 
 sys.dont_write_bytecode = True   # secboot-vars.py is loaded from the tree: no __pycache__ there
 
 NAME = "EfiresumeHibernationKey\0".encode("utf-16-le")
 VENDOR = uuid.UUID("338ebdff-5bf8-4971-8760-45caada2d435")
+# gEfiSmmVariableProtocolGuid: the SMM_COMMUNICATE_HEADER of edk2's variable calls
+# (VariableSmmRuntimeDxe: GetVariable/SetVariable copy the name and the data into one buffer of
+# EfiRuntimeServicesData, which the OS keeps, and pass it to SMM)
+SMM_VARIABLE_GUID = uuid.UUID("ed32d533-99e6-4209-9cc0-2d72cdd998a7").bytes_le
 
 
 def store_keys(vars_path):
@@ -63,20 +77,23 @@ def store_keys(vars_path):
     return out
 
 
-def qmp(sock_path, out):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(120)
-    s.connect(sock_path)
-    f = s.makefile("rwb")
+class Qmp:
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(300)
+        self.s.connect(path)
+        self.f = self.s.makefile("rwb")
+        json.loads(self.f.readline())     # the greeting
+        self.cmd("qmp_capabilities")
 
-    def cmd(execute, **args):
+    def cmd(self, execute, **args):
         msg = {"execute": execute}
         if args:
             msg["arguments"] = args
-        f.write(json.dumps(msg).encode() + b"\n")
-        f.flush()
+        self.f.write(json.dumps(msg).encode() + b"\n")
+        self.f.flush()
         while True:
-            line = f.readline()
+            line = self.f.readline()
             if not line:
                 if execute == "quit":
                     return None
@@ -88,14 +105,64 @@ def qmp(sock_path, out):
                 raise SystemExit("keypull: QMP %s: %s" % (execute, r["error"]))
             # events (STOP, RESUME, ...) are skipped
 
-    json.loads(f.readline())     # the greeting
-    cmd("qmp_capabilities")
-    cmd("stop")                  # nothing runs between the dump and the end
-    cmd("dump-guest-memory", paging=False, protocol="file:" + out)
-    try:
-        cmd("quit")
-    except (OSError, ValueError):
-        pass
+
+def connect(path, what, tries=300):
+    for _ in range(tries):
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            return s
+        except OSError:
+            s.close()
+            time.sleep(0.1)
+    raise SystemExit("keypull: cannot connect to %s (%s)" % (what, path))
+
+
+def watch(ser_path, qmp_path, log, pairs):
+    ser = connect(ser_path, "the serial console")
+    qmp = None
+    todo = [(re.compile(e.encode()), out) for e, out in (p.rsplit("=", 1) for p in pairs)]
+    buf = b""
+    t0 = time.monotonic()
+    with open(log, "wb") as lf:
+        while todo:
+            chunk = ser.recv(65536)
+            if not chunk:
+                return 2
+            lf.write(chunk)
+            lf.flush()
+            buf += chunk
+            m = todo[0][0].search(buf)
+            if not m:
+                buf = buf[-4096:]
+                continue
+            if qmp is None:
+                qmp = Qmp(qmp_path)
+            qmp.cmd("stop")
+            t = time.monotonic() - t0
+            out = todo[0][1]
+            qmp.cmd("dump-guest-memory", paging=False, protocol="file:" + out)
+            print("  /%s/ seen %.1f s after the start: guest stopped, RAM dumped into %s (%.1f s)" % (
+                todo[0][0].pattern.decode(), t, os.path.basename(out), time.monotonic() - t0 - t), flush=True)
+            buf = buf[m.end():]
+            todo.pop(0)
+            if todo:
+                qmp.cmd("cont")
+        try:
+            qmp.cmd("quit")
+        except (OSError, ValueError):
+            pass
+        # what QEMU still had for the console
+        ser.settimeout(2)
+        try:
+            while True:
+                chunk = ser.recv(65536)
+                if not chunk:
+                    break
+                lf.write(chunk)
+        except OSError:
+            pass
+    return 0
 
 
 def segments(blob):
@@ -150,7 +217,7 @@ def search(dump, vars_path, log=None):
             s += " [%s]" % kind
         return s
 
-    count = {"table": 0, "varrec": 0, "other": 0}
+    count = {"table": 0, "commbuf": 0, "varrec": 0, "other": 0}
     old = oldvarrec = 0
     found = []
     for st, key in keys:
@@ -159,6 +226,8 @@ def search(dump, vars_path, log=None):
         while i >= 0:
             if blob[i - 16:i - 12] == b"EFRK":
                 kind = "table"
+            elif SMM_VARIABLE_GUID in blob[max(0, i - 160):i]:
+                kind = "commbuf"
             elif blob[i - len(NAME):i] == NAME:
                 kind = "varrec"
             else:
@@ -182,7 +251,14 @@ def search(dump, vars_path, log=None):
         efrk += 1
         body = bytes(blob[i + 16:i + 48])
         st = next((st + " key " + k.hex()[:8] for st, k in keys if k == body), None)
-        what = "holds the " + st if st else "zeros" if body == bytes(32) else "another key (not in the store)"
+        if st:
+            what = "holds the " + st
+        elif body == bytes(32):
+            what = "zeros"
+        elif all(32 <= c < 127 for c in body):
+            what = "text (%r...): a constant in a program's image, not a table" % body[:16].decode()
+        else:
+            what = "another key (not in the store)"
         efrk_k += st is not None
         print("  key table header \"EFRK\" version %d at %s: key field %s" % (version, fmt(i), what))
 
@@ -190,14 +266,14 @@ def search(dump, vars_path, log=None):
     print("  the UTF-16 name EfiresumeHibernationKey: %d time(s)" % names)
     for line in found:
         print(line)
-    print("RESULT keys=%d k=%d table=%d varrec=%d other=%d old=%d oldvarrec=%d efrk=%d efrk_with_k=%d" % (
-        len(keys), sum(count.values()), count["table"], count["varrec"], count["other"], old, oldvarrec,
-        efrk, efrk_k))
+    print("RESULT keys=%d k=%d table=%d commbuf=%d varrec=%d other=%d old=%d oldvarrec=%d efrk=%d efrk_with_k=%d" % (
+        len(keys), sum(count.values()), count["table"], count["commbuf"], count["varrec"], count["other"], old,
+        oldvarrec, efrk, efrk_k))
 
 
 def main():
-    if len(sys.argv) >= 4 and sys.argv[1] == "dump":
-        qmp(sys.argv[2], sys.argv[3])
+    if len(sys.argv) >= 6 and sys.argv[1] == "watch":
+        sys.exit(watch(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]))
     elif len(sys.argv) >= 4 and sys.argv[1] == "search":
         search(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
     else:
