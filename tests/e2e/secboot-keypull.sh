@@ -90,10 +90,10 @@ marker=m$RANDOM$RANDOM
 	echo "timeout 0"
 	case $case in
 	unpatched)
-		echo 'fallback \vmlinuz.efi'
+		printf '%s\n' 'fallback \vmlinuz.efi'
 		echo "options initrd=\\initrd.gz console=ttyS0 panic=-1 efi=debug efiresume_marker=$marker" ;;
 	missing)
-		echo 'fallback \EFI\nowhere\missing.efi' ;;
+		printf '%s\n' 'fallback \EFI\nowhere\missing.efi' ;;
 	esac
 } > "$d/efiresume.conf"
 make_disk "$d/disk.img" 64
@@ -112,7 +112,7 @@ if [ "$case" = unpatched ]; then
 	esp_put "$d/disk.img" "$d/initrd.gz" ::/initrd.gz
 	echo "  fallback: $(basename "$(kernel_image "$kdir")") (unpatched, re-signed with the snakeoil db key)"
 fi
-mkswap_disk "$d/disk.img" $SWAP_PARTUUID
+mkswap_disk "$d/disk.img" "$SWAP_PARTUUID"
 sb_new_vars "$d/vars.fd"
 
 L=$d/serial.log
@@ -174,13 +174,15 @@ if [ "$a" = "attrs=0x3 size=32" ] && [[ $kh =~ ^[0-9a-f]{64}$ ]]; then
 else
 	echo "  WRONG: EfiresumeHibernationKey in the VARS file: $a: nothing to search for"; ok=1
 fi
+# shellcheck disable=SC2154  # keys, k, table ... are set by the eval of the RESULT line
 for p in "${dumps[@]}"; do
 	f=${p##*=}
 	echo "  --- $(basename "$f"), dumped at /${p%=*}/"
 	[ -s "$f" ] || { echo "  FAIL: no dump $(basename "$f") (its line never came, or the dump failed)"; ok=1; continue; }
 	[[ $kh =~ ^[0-9a-f]{64}$ ]] || continue
-	python3 "$TOP/tests/lib/keypull.py" search "$f" "$d/vars.fd" \
-		$([ "$case" = unpatched ] && echo "$L.txt") | tee "$f.search.txt"
+	maparg=()
+	[ "$case" != unpatched ] || maparg=("$L.txt")   # the kernel's efi=debug map
+	python3 "$TOP/tests/lib/keypull.py" search "$f" "$d/vars.fd" "${maparg[@]}" | tee "$f.search.txt"
 	r=$(sed -n 's/^RESULT //p' "$f.search.txt")
 	[ -n "$r" ] || { echo "  FAIL: the search did not finish"; ok=1; r="keys=1 k=1 table=0 commbuf=0 varrec=0 other=1 old=0 oldvarrec=0"; }
 	eval "$r"   # keys= k= table= commbuf= varrec= other= old= oldvarrec= efrk= efrk_with_k=
