@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), slicing-by-16.
+/* CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320): slicing-by-16, and on x86_64
+ * CPUs with PCLMULQDQ, folding by carry-less multiplication for inputs of 64 bytes and up.
  *
  * er_crc32_le is the Linux kernel's crc32_le(): no inversion at either end, so
  * it chains directly (crc32_le(crc32_le(s, a), b) == crc32_le(s, a||b)).
@@ -735,12 +736,230 @@ static const uint32_t crc32_tab[16][256] = {
 	},
 };
 
+/* ------------------------------------------------------------------ PCLMULQDQ */
+/* Folding (V. Gopal et al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ
+ * Instruction", Intel 2009), bit-reflected, as Linux's crc32-pclmul (crc32_pclmul_le_16)
+ * does it: four 128-bit accumulators folded 64 bytes ahead (x^(512+-32) mod P), then
+ * into one (x^(128+-32)), 16 bytes at a time, 128 -> 64 -> 32 bits, and a Barrett
+ * reduction. Constants (33-bit, reflected): k1 = x^(4*128+32) mod P, k2 = x^(4*128-32),
+ * k3 = x^(128+32), k4 = x^(128-32), k5 = x^64 mod P, mu = floor(x^64 / P), P. No table,
+ * no data-dependent branch. Intrinsics in a function of its own with the target
+ * attribute; image/ may not include arch/cpu.h, so CPUID is read here. */
+#if defined(__x86_64__)
+#define ER_HAVE_CRC_CLMUL 1
+#include <emmintrin.h>
+#include <wmmintrin.h>
+
+#define CLMUL_FN static __attribute__((target("sse2,pclmul")))
+
+static inline __attribute__((target("sse2,pclmul"), always_inline))
+__m128i fold16(__m128i x, __m128i k, __m128i d)
+{
+	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), d);
+}
+
+static inline __attribute__((target("sse2"), always_inline)) __m128i load16(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+#define CLMUL_INLINE static inline __attribute__((target("sse2,pclmul"), always_inline))
+
+/* four accumulators x1..x4 (the 64 bytes before p, folded), len more bytes at p (a
+ * multiple of 16): fold the rest in, then 128 -> 32 bits */
+CLMUL_INLINE uint32_t crc_finish4(__m128i x1, __m128i x2, __m128i x3, __m128i x4, const uint8_t *p, size_t len)
+{
+	const __m128i k1k2 = _mm_set_epi64x(0x1c6e41596ll, 0x154442bd4ll);
+	const __m128i k3k4 = _mm_set_epi64x(0x0ccaa009ell, 0x1751997d0ll);
+	const __m128i k5 = _mm_set_epi64x(0, 0x163cd6124ll);
+	const __m128i poly = _mm_set_epi64x(0x1f7011641ll, 0x1db710641ll);   /* mu, P */
+	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
+	__m128i t;
+
+	for (; len >= 64; len -= 64, p += 64) {
+		x1 = fold16(x1, k1k2, load16(p));
+		x2 = fold16(x2, k1k2, load16(p + 16));
+		x3 = fold16(x3, k1k2, load16(p + 32));
+		x4 = fold16(x4, k1k2, load16(p + 48));
+	}
+	x1 = fold16(x1, k3k4, x2);
+	x1 = fold16(x1, k3k4, x3);
+	x1 = fold16(x1, k3k4, x4);
+	for (; len >= 16; len -= 16, p += 16)
+		x1 = fold16(x1, k3k4, load16(p));
+	/* 128 -> 64 bits (with 32 zero bits appended) */
+	t = _mm_clmulepi64_si128(k3k4, x1, 0x01);
+	x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), t);
+	/* 64 -> 32 */
+	t = _mm_srli_si128(x1, 4);
+	x1 = _mm_clmulepi64_si128(_mm_and_si128(x1, mask32), k5, 0x00);
+	x1 = _mm_xor_si128(x1, t);
+	/* Barrett */
+	t = x1;
+	x1 = _mm_clmulepi64_si128(_mm_and_si128(x1, mask32), poly, 0x10);
+	x1 = _mm_clmulepi64_si128(_mm_and_si128(x1, mask32), poly, 0x00);
+	x1 = _mm_xor_si128(x1, t);
+	return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x1, 4));
+}
+
+/* eight accumulators (the 128 bytes before p) folded into four (64 bytes apart) */
+CLMUL_INLINE uint32_t crc_finish8(__m128i x1, __m128i x2, __m128i x3, __m128i x4, __m128i x5, __m128i x6,
+				  __m128i x7, __m128i x8, const uint8_t *p, size_t len)
+{
+	const __m128i k1k2 = _mm_set_epi64x(0x1c6e41596ll, 0x154442bd4ll);
+
+	return crc_finish4(fold16(x1, k1k2, x5), fold16(x2, k1k2, x6), fold16(x3, k1k2, x7),
+			   fold16(x4, k1k2, x8), p, len);
+}
+
+/* len >= 64, a multiple of 16 */
+CLMUL_FN __attribute__((noinline)) uint32_t crc32_clmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	const __m128i k8 = _mm_set_epi64x(0x14a7fe880ll, 0x1e88ef372ll);   /* x^(1024-32), x^(1024+32) */
+	__m128i x1 = _mm_xor_si128(load16(p), _mm_cvtsi32_si128((int)crc));
+	__m128i x2 = load16(p + 16), x3 = load16(p + 32), x4 = load16(p + 48), x5, x6, x7, x8;
+
+	if (len < 128)
+		return crc_finish4(x1, x2, x3, x4, p + 64, len - 64);
+	x5 = load16(p + 64);
+	x6 = load16(p + 80);
+	x7 = load16(p + 96);
+	x8 = load16(p + 112);
+	for (p += 128, len -= 128; len >= 128; len -= 128, p += 128) {
+		x1 = fold16(x1, k8, load16(p));
+		x2 = fold16(x2, k8, load16(p + 16));
+		x3 = fold16(x3, k8, load16(p + 32));
+		x4 = fold16(x4, k8, load16(p + 48));
+		x5 = fold16(x5, k8, load16(p + 64));
+		x6 = fold16(x6, k8, load16(p + 80));
+		x7 = fold16(x7, k8, load16(p + 96));
+		x8 = fold16(x8, k8, load16(p + 112));
+	}
+	return crc_finish8(x1, x2, x3, x4, x5, x6, x7, x8, p, len);
+}
+
+/* The same eight accumulators as four 256-bit ones (VPCLMULQDQ on ymm: two folds per
+ * instruction), when the CPU has AVX2 and VPCLMULQDQ and the OS (or firmware) enabled
+ * the AVX state (CPUID.1:ECX.OSXSAVE, XCR0 bits 1 and 2): on the host; most firmware
+ * leaves CR4.OSXSAVE clear, and then the SSE code above runs. len >= 256, a multiple
+ * of 16. */
+#include <immintrin.h>
+#define VCLMUL_FN static __attribute__((target("avx2,vpclmulqdq,pclmul"), noinline))
+
+static inline __attribute__((target("avx2"), always_inline)) __m256i load32(const uint8_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+static inline __attribute__((target("avx2,vpclmulqdq"), always_inline))
+__m256i fold32(__m256i y, __m256i k, __m256i d)
+{
+	return _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(y, k, 0x00),
+						 _mm256_clmulepi64_epi128(y, k, 0x11)), d);
+}
+
+VCLMUL_FN uint32_t crc32_vclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	const __m256i k8 = _mm256_set_epi64x(0x14a7fe880ll, 0x1e88ef372ll, 0x14a7fe880ll, 0x1e88ef372ll);
+	__m256i y0 = _mm256_xor_si256(load32(p), _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)crc)));
+	__m256i y1 = load32(p + 32), y2 = load32(p + 64), y3 = load32(p + 96);
+
+	for (p += 128, len -= 128; len >= 128; len -= 128, p += 128) {
+		y0 = fold32(y0, k8, load32(p));
+		y1 = fold32(y1, k8, load32(p + 32));
+		y2 = fold32(y2, k8, load32(p + 64));
+		y3 = fold32(y3, k8, load32(p + 96));
+	}
+	return crc_finish8(_mm256_castsi256_si128(y0), _mm256_extracti128_si256(y0, 1),
+			   _mm256_castsi256_si128(y1), _mm256_extracti128_si256(y1, 1),
+			   _mm256_castsi256_si128(y2), _mm256_extracti128_si256(y2, 1),
+			   _mm256_castsi256_si128(y3), _mm256_extracti128_si256(y3, 1), p, len);
+}
+
+/* 1: none; 2: PCLMULQDQ: CPUID.1 ECX.PCLMULQDQ (1), EDX.SSE2 (26), FXSR (24), and in the
+ * EFI build CR4.OSFXSR; 3: also AVX2 (CPUID.7 EBX 5), VPCLMULQDQ (CPUID.7 ECX 10), AVX
+ * and OSXSAVE (CPUID.1 ECX 28, 27) with XCR0's SSE and AVX state enabled */
+static int clmul_probe(void)
+{
+	uint32_t max, a, b, c, d, c1, lo, hi;
+
+	__asm__ __volatile__("cpuid" : "=a"(max), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+	if (max < 1)
+		return 1;
+	__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c1), "=d"(d) : "a"(1), "c"(0));
+	if (!(c1 & (1u << 1)) || !(d & (1u << 26)) || !(d & (1u << 24)))
+		return 1;
+#ifdef EFIRESUME_EFI
+	{
+		unsigned long cr4;
+		__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+		if (!(cr4 & (1ul << 9)))
+			return 1;
+	}
+#endif
+	if (max < 7 || !(c1 & (1u << 27)) || !(c1 & (1u << 28)))
+		return 2;
+	__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+	if (!(b & (1u << 5)) || !(c & (1u << 10)))
+		return 2;
+	__asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (lo & 6) == 6 ? 3 : 2;
+}
+/* 0 unknown, else clmul_probe's answer; a race between CPUs only probes twice */
+static int clmul_state;
+#else
+#define ER_HAVE_CRC_CLMUL 0
+#endif
+
+static bool crc_force_soft, crc_no_avx;
+
+void er_crc32_no_avx(bool no)
+{
+	crc_no_avx = no;
+}
+
+void er_crc32_force_soft(bool soft)
+{
+	crc_force_soft = soft;
+}
+
+bool er_crc32_avx_available(void)
+{
+#if ER_HAVE_CRC_CLMUL
+	return er_crc32_hw_available() && clmul_state == 3;
+#else
+	return false;
+#endif
+}
+
+bool er_crc32_hw_available(void)
+{
+#if ER_HAVE_CRC_CLMUL
+	if (clmul_state == 0)
+		clmul_state = clmul_probe();
+	return clmul_state >= 2;
+#else
+	return false;
+#endif
+}
+
 uint32_t er_crc32_le(uint32_t crc, const void *p, size_t len)
 {
 	const uint8_t *b = p;
 
 	if (len == 0)
 		return crc;
+#if ER_HAVE_CRC_CLMUL
+	if (len >= 64 && !crc_force_soft && er_crc32_hw_available()) {
+		size_t n = len & ~(size_t)15;
+		if (n >= 256 && clmul_state == 3 && !crc_no_avx)
+			crc = crc32_vclmul(crc, b, n);
+		else
+			crc = crc32_clmul(crc, b, n);
+		b += n;
+		len -= n;
+	}
+#endif
 	/* bytewise up to an 8-byte boundary (aligned loads are cheaper on old CPUs) */
 	while (len > 0 && ((uintptr_t)b & 7) != 0) {
 		crc = crc32_tab[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);

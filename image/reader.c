@@ -169,10 +169,20 @@ static enum er_reason crypt_open(struct er_crypt *c, const struct er_source *src
 			return r;
 		c->tag_group = g + 1;
 	}
-	if (c->open(c->ctx, i, page, c->tags + (i % ER_ENC_GROUP) * 16) != 0)
+	if (c->feed(c->ctx, i, c->tags + (i % ER_ENC_GROUP) * 16) != 0)
+		FAIL(err, ER_R_AUTH, "stream page %llu: out of order", (unsigned long long)i);
+	if (page && c->open(c->ctx, i, page, c->tags + (i % ER_ENC_GROUP) * 16) != 0)
 		FAIL(err, ER_R_AUTH, "stream page %llu (group %llu): its GCM tag does not match", (unsigned long long)i,
 		     (unsigned long long)g);
 	return ER_OK;
+}
+
+int er_open_pages_run(const struct er_open_pages *o)
+{
+	for (uint64_t k = 0; k < o->n; k++)
+		if (o->crypt->open(o->crypt->ctx, o->first + k, o->pages + k * ER_PAGE_SIZE, o->tags + k * 16) != 0)
+			return ER_DEC_E_AUTH;
+	return 0;
 }
 
 enum er_reason er_image_open(struct er_image *img, const struct er_source *src, uint8_t *page,
@@ -354,6 +364,7 @@ struct window {
 	const struct er_source *src;
 	uint8_t *io;
 	uint64_t cap, start, count;
+	uint8_t *tags;      /* encrypted, deferred: the tags of the pages in io (else NULL) */
 };
 
 static uint64_t map_pos(const struct er_image *img, uint64_t pos)
@@ -367,8 +378,11 @@ static uint64_t map_entry(const struct er_image *img, uint64_t s)
 	return map_pos(img, img->crypt ? er_crypt_stored(s) : s);
 }
 
-/* Encrypted stream: the pages [first, first+n) just read into p, opened in place. */
-static enum er_reason window_open(struct window *w, uint64_t first, uint64_t n, uint8_t *p, struct er_error *err)
+/* Encrypted stream: the pages [first, first+n) just read into p (at window slot at):
+ * their tags fed in order, and each opened in place now, or (deferred) its tag kept
+ * beside it for whoever opens it with its chunk. */
+static enum er_reason window_open(struct window *w, uint64_t first, uint64_t n, uint8_t *p, uint64_t at,
+				  struct er_error *err)
 {
 	struct er_crypt *c = w->img->crypt;
 	enum er_reason r;
@@ -376,9 +390,24 @@ static enum er_reason window_open(struct window *w, uint64_t first, uint64_t n, 
 	for (uint64_t k = 0; k < n; k++) {
 		uint64_t i = first + k;
 		uint64_t tag_swap_page = map_pos(w->img, er_crypt_tag_pos(c->n, i / ER_ENC_GROUP));
-		if ((r = crypt_open(c, w->src, i, p + k * ER_PAGE_SIZE, tag_swap_page, err)))
+		if ((r = crypt_open(c, w->src, i, w->tags ? NULL : p + k * ER_PAGE_SIZE, tag_swap_page, err)))
 			return r;
+		if (w->tags)
+			er_memcpy(w->tags + (at + k) * 16, c->tags + (i % ER_ENC_GROUP) * 16, 16);
 	}
+	return ER_OK;
+}
+
+/* Deferred: window pages [s, s+n) opened in place now (the boot CPU's share). */
+static enum er_reason window_open_now(struct window *w, uint64_t s, uint64_t n, struct er_error *err)
+{
+	struct er_open_pages o = { w->img->crypt, s, n, w->io + (s - w->start) * ER_PAGE_SIZE,
+				   w->tags + (s - w->start) * 16 };
+	if (!w->tags || !n)
+		return ER_OK;
+	if (er_open_pages_run(&o) != 0)
+		FAIL(err, ER_R_AUTH, "stream pages %llu..%llu: a GCM tag does not match", (unsigned long long)s,
+		     (unsigned long long)(s + n - 1));
 	return ER_OK;
 }
 
@@ -401,6 +430,8 @@ static enum er_reason window_get(struct window *w, uint64_t s, uint64_t n, const
 	if (s >= w->start && s < w->start + w->count) {
 		keep = w->start + w->count - s;
 		er_memmove(w->io, w->io + (s - w->start) * ER_PAGE_SIZE, keep * ER_PAGE_SIZE);
+		if (w->tags)
+			er_memmove(w->tags, w->tags + (s - w->start) * 16, keep * 16);
 	}
 	w->start = s;
 	w->count = keep;
@@ -411,7 +442,7 @@ static enum er_reason window_get(struct window *w, uint64_t s, uint64_t n, const
 			run++;
 		r = er_source_read(w->src, dev, run, w->io + w->count * ER_PAGE_SIZE, err);
 		if (!r && img->crypt)
-			r = window_open(w, first, run, w->io + w->count * ER_PAGE_SIZE, err);
+			r = window_open(w, first, run, w->io + w->count * ER_PAGE_SIZE, w->count, err);
 		if (r)
 			return r;
 		w->count += run;
@@ -507,6 +538,8 @@ int er_dec_run(enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out
 
 static const char *dec_strerror(enum er_comp comp, int r)
 {
+	if (r == ER_DEC_E_AUTH)
+		return "a page's GCM tag does not match";
 	if (r <= -1000)   /* the parallel engine's own codes (loader/parallel.h) */
 		return "not decompressed: a helper CPU failed (see the warning above)";
 	return comp == ER_COMP_LZO ? er_lzo_strerror(r) : er_lz4_strerror(r);
@@ -580,6 +613,9 @@ struct pipeline {
 static enum er_reason check_job(const struct queued *q, enum er_comp comp, int dr, size_t out_len,
 				struct er_error *err)
 {
+	if (dr == ER_DEC_E_AUTH)
+		FAIL(err, ER_R_AUTH, "chunk %llu (stream page %llu): %s", (unsigned long long)q->chunk,
+		     (unsigned long long)q->s, dec_strerror(comp, dr));
 	if (dr != 0)
 		FAIL(err, ER_R_DECOMPRESS, "chunk %llu (stream page %llu): %s", (unsigned long long)q->chunk,
 		     (unsigned long long)q->s, dec_strerror(comp, dr));
@@ -670,23 +706,35 @@ static enum er_reason stream_compressed(struct er_image *img, struct window *w, 
 
 		if (pl.n && !window_has(w, s, 1) && (r = drain(&pl, img->comp, crc, err)))
 			break;
-		if ((r = window_get(w, s, 1, &p, err)) || (r = chunk_len(img, p, s, &cmp_len, err)))
+		/* (deferred decryption: the chunk's first page opened here, for its length) */
+		if ((r = window_get(w, s, 1, &p, err)) || (r = window_open_now(w, s, 1, err)) ||
+		    (r = chunk_len(img, p, s, &cmp_len, err)))
 			break;
 		stored = (img->word + cmp_len + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
 		if (pl.n && !window_has(w, s, stored) && (r = drain(&pl, img->comp, crc, err)))
 			break;
 		if ((r = window_get(w, s, stored, &p, err)))
 			break;
+		/* the rest of the chunk's pages: opened by its job when the engine can, else here */
+		struct er_open_pages rest = { img->crypt, s + 1, stored - 1, w->io + (s + 1 - w->start) * ER_PAGE_SIZE,
+					      w->tags ? w->tags + (s + 1 - w->start) * 16 : NULL };
+		bool job_opens = w->tags && stored > 1 && pl.eng && pl.eng->submit_open;
 
 		/* queued on the engine (asked once: a declined chunk goes the ordinary way) */
 		uint64_t idx = 0, k = 0;
 		uint8_t *out = pl.eng ? direct_dest(b, sink, &idx, &k) : NULL;
+		if (!(out && job_opens) && (r = window_open_now(w, s + 1, stored - 1, err)))
+			break;
 		if (out) {
 			if (pl.n == ER_DEC_MAX_JOBS && (r = drain(&pl, img->comp, crc, err)))
 				break;
 			struct queued *q = &pl.q[pl.n++];
-			q->ticket = pl.eng->submit(pl.eng->ctx, img->comp, p + img->word, (size_t)cmp_len, out,
-						   k * ER_PAGE_SIZE);
+			if (job_opens)
+				q->ticket = pl.eng->submit_open(pl.eng->ctx, &rest, img->comp, p + img->word, (size_t)cmp_len,
+								out, k * ER_PAGE_SIZE);
+			else
+				q->ticket = pl.eng->submit(pl.eng->ctx, img->comp, p + img->word, (size_t)cmp_len, out,
+							   k * ER_PAGE_SIZE);
 			q->chunk = img->chunks;
 			q->s = s;
 			q->k = k;
@@ -719,7 +767,10 @@ enum er_reason er_image_stream(struct er_image *img, const struct er_source *src
 			       const struct er_stream_buffers *buf, const struct er_sink *sink,
 			       struct er_error *err)
 {
-	struct window w = { img, src, buf->io, buf->io_pages, 0, 0 };
+	/* pages of compressed chunks opened with their chunk (on the engine's CPUs) when the
+	 * caller gave room for their tags */
+	struct window w = { img, src, buf->io, buf->io_pages, 0, 0,
+			    img->crypt && img->comp != ER_COMP_NONE ? buf->io_tags : NULL };
 	struct body b = { img, sink, buf->pfns, 0, img->nr_meta_pages + img->image_pages, 0, 0, 0, false };
 	bool crc = (img->flags & ER_SF_CRC32_MODE) != 0;
 	uint32_t c = 0;

@@ -93,19 +93,36 @@ struct er_source {
 /* An encrypted stream (contract v2, kernel-patch/6.12/README): stream page i (i = 0 ..
  * n-1) is stored at map position i + i/256, followed after every 256 pages and after the
  * last, partial group by a plaintext tag page holding the group's 16-byte tags. The
- * reader reads tag pages itself and asks open() to decrypt and authenticate each stream
- * page in place, with its tag; the caller (who holds the key) decides what that means.
- * Reading through a crypt, stream_pages counts the n stream pages, not the stored ones.
- * The caller owns it; the reader keeps its tag page cache in tags/tag_group. */
+ * reader reads tag pages itself; it hands every page's tag to feed() once, in stream
+ * order, as the page is read (on the reading CPU), and asks open() to decrypt and
+ * authenticate the page in place with that tag, either then or, for the pages of a
+ * compressed chunk after its first, in the decompression job of that chunk (any CPU:
+ * open() must be safe to call from several CPUs at once). The caller (who holds the key)
+ * decides what both mean. Reading through a crypt, stream_pages counts the n stream pages,
+ * not the stored ones. The caller owns it; the reader keeps its tag page cache in
+ * tags/tag_group. */
 #define ER_ENC_GROUP 256u
 struct er_crypt {
 	void *ctx;
 	uint64_t n;                     /* encrypted stream pages, as the (authenticated) header says */
+	/* page i's tag, in stream order; 0: fine, else the reader refuses (ER_R_AUTH) */
+	int (*feed)(void *ctx, uint64_t i, const uint8_t tag[16]);
 	/* 0: page i is authentic and now plaintext; else the reader refuses (ER_R_AUTH) */
 	int (*open)(void *ctx, uint64_t i, uint8_t *page, const uint8_t tag[16]);
 	uint8_t *tags;                  /* one page, caller-owned: the tag page of tag_group */
 	uint64_t tag_group;             /* the group in tags (+1: 0 means none yet) */
 };
+/* Pages a decompression job opens in place before it decompresses: stream pages
+ * first .. first+n-1 at pages, their tags at tags (16 bytes each). */
+struct er_open_pages {
+	const struct er_crypt *crypt;
+	uint64_t first, n;
+	uint8_t *pages;
+	const uint8_t *tags;
+};
+/* Opens them in order; 0, or ER_DEC_E_AUTH at the first that fails (any CPU). */
+#define ER_DEC_E_AUTH (-700)
+int er_open_pages_run(const struct er_open_pages *o);
 /* Stored map positions of stream page i and of group g's tag page; stored pages in all. */
 uint64_t er_crypt_stored(uint64_t i);
 uint64_t er_crypt_tag_pos(uint64_t n, uint64_t g);
@@ -188,6 +205,10 @@ struct er_stream_buffers {
 	uint8_t *unc;
 	uint64_t *pfns;
 	const struct er_dec_engine *dec;   /* optional: chunks decompressed elsewhere (NULL: inline) */
+	/* optional, with a crypt: io_pages * 16 bytes, the tags of the pages in io; with it
+	 * (and an engine that opens) the pages of a compressed chunk after its first are
+	 * opened by that chunk's job, on whichever CPU runs it */
+	uint8_t *io_tags;
 };
 
 /* An optional decompression engine (the loader runs its jobs on other CPUs too).
@@ -206,6 +227,11 @@ struct er_dec_engine {
 	/* Wait for the job (running queued ones meanwhile, if it likes): the
 	 * decompressor's status (0: fine), the output length and its CRC. */
 	int (*wait)(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc);
+	/* Optional (NULL: the reader opens pages itself): as submit, the job first opening
+	 * *open's pages in place (in lies in them); its status is then ER_DEC_E_AUTH when one
+	 * fails. *open is copied. */
+	unsigned (*submit_open)(void *ctx, const struct er_open_pages *open, enum er_comp comp, const uint8_t *in,
+				size_t in_len, uint8_t *out, size_t cap);
 };
 
 /* One decompression job as an engine runs it (any CPU: pure code). */

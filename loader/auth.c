@@ -120,28 +120,31 @@ void er_auth_stream_init(struct er_auth_stream *s, const uint8_t key[ER_KEY_LEN]
 	er_wipe(k_mac, sizeof(k_mac));
 }
 
-int er_auth_stream_open(void *ctx, uint64_t i, uint8_t *page, const uint8_t tag[16])
+int er_auth_stream_feed(void *ctx, uint64_t i, const uint8_t tag[16])
 {
 	struct er_auth_stream *s = ctx;
+
+	if (s->bad || i != s->fed || i >= s->n) {
+		s->bad = true;
+		return -1;
+	}
+	er_hmac_update(&s->mac, tag, 16);
+	s->fed++;
+	return 0;
+}
+
+int er_auth_stream_open(void *ctx, uint64_t i, uint8_t *page, const uint8_t tag[16])
+{
+	const struct er_auth_stream *s = ctx;
 	uint8_t iv[12];
 
-	/* in order: a page may be opened again (a re-read), never one past the next due */
-	if (s->bad || i >= s->n || i > s->fed) {
-		s->bad = true;
+	if (i >= s->n) {
 		er_memset(page, 0, ER_PAGE_SIZE);
 		return -1;
 	}
 	er_put_le64(iv, i);
 	er_put_le32(iv + 8, 0);
-	if (!er_gcm_decrypt(&s->gcm, iv, NULL, 0, page, page, ER_PAGE_SIZE, tag)) {
-		s->bad = true;
-		return -1;
-	}
-	if (i == s->fed) {
-		er_hmac_update(&s->mac, tag, 16);
-		s->fed++;
-	}
-	return 0;
+	return er_gcm_decrypt(&s->gcm, iv, NULL, 0, page, page, ER_PAGE_SIZE, tag) ? 0 : -1;
 }
 
 void er_auth_stream_final(struct er_auth_stream *s, const uint8_t *page0, uint8_t tag[ER_AUTH_TAG_LEN])

@@ -66,21 +66,23 @@ enum er_auth_status {
 enum er_auth_status er_auth_parse(const uint8_t *page, uint64_t header_page, struct er_auth_block *a, char *why,
 				  size_t why_len);
 
-/* One image's decryption and authentication (contract v2). Const after er_auth_stream_init
- * except fed/bad, which only the reading CPU changes: er_auth_stream_open is called in
- * stream order. */
+/* One image's decryption and authentication (contract v2). gcm is const after
+ * er_auth_stream_init (er_auth_stream_open may run on several CPUs at once); mac, fed and
+ * bad belong to the reading CPU (er_auth_stream_feed, in stream order). */
 struct er_auth_stream {
 	struct er_gcm gcm;          /* K_enc */
 	struct er_hmac_ctx mac;     /* K_mac, fed "efiresume-swsusp" || T_0 .. */
 	uint64_t n;                 /* enc_pages */
 	uint64_t fed;               /* tags fed to mac so far */
-	bool bad;                   /* a page failed: nothing after it is opened */
+	bool bad;                   /* out of order: nothing verifies any more */
 };
 /* K_enc and K_mac from K and the block's salt; the label is fed. */
 void er_auth_stream_init(struct er_auth_stream *s, const uint8_t key[ER_KEY_LEN], const struct er_auth_block *a);
-/* image/reader.h's er_crypt open(): decrypt page i in place and check its tag; its tag is
- * fed to the final HMAC when i is the next one due. 0 when authentic; on a failure the
- * page is zeroed and every later call fails. */
+/* image/reader.h's er_crypt feed(): page i's tag into the final HMAC; i must be the next
+ * one due (else -1, and every later check fails). */
+int er_auth_stream_feed(void *s, uint64_t i, const uint8_t tag[16]);
+/* image/reader.h's er_crypt open(): decrypt page i in place and check its tag (any CPU).
+ * 0 when authentic; on a failure the page is zeroed. */
 int er_auth_stream_open(void *s, uint64_t i, uint8_t *page, const uint8_t tag[16]);
 /* After the stream: every page fed, then auth[0..96) and the header fields from page0
  * (the swap header page as parsed), compared with the block's tag in constant time.

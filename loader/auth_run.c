@@ -14,17 +14,6 @@ static EFI_STATUS refuse_auth(const char *dev_id, const char *why)
 	return EFI_ABORTED;
 }
 
-/* the reader's open(): timed, counted */
-static int open_page(void *ctx, uint64_t i, uint8_t *page, const uint8_t tag[16])
-{
-	struct er_auth_run *ar = ctx;
-	UINT64 t0 = er_time_us();
-	int r = er_auth_stream_open(&ar->stream, i, page, tag);
-	ar->open_us += er_time_us() - t0;
-	ar->opened++;
-	return r;
-}
-
 EFI_STATUS er_auth_run_begin(struct er_auth_run *ar, const struct er_hibkey *hk, const struct er_swapdev *sd,
 			     const UINT8 *page0)
 {
@@ -54,9 +43,10 @@ EFI_STATUS er_auth_run_begin(struct er_auth_run *ar, const struct er_hibkey *hk,
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&ar->tags)))
 		return refuse_auth(ar->dev_id, "no memory for the tag page");
 	er_auth_stream_init(&ar->stream, key, &ar->blk);
-	ar->crypt.ctx = ar;
+	ar->crypt.ctx = &ar->stream;
 	ar->crypt.n = ar->blk.enc_pages;
-	ar->crypt.open = open_page;
+	ar->crypt.feed = er_auth_stream_feed;
+	ar->crypt.open = er_auth_stream_open;
 	ar->crypt.tags = ar->tags;
 	ar->crypt.tag_group = 0;
 	log_info(L"%a: encrypted image (contract v2, %ld stream pages); each page is decrypted and authenticated as it is read\n",
@@ -83,8 +73,7 @@ EFI_STATUS er_auth_run_end(struct er_auth_run *ar, const UINT8 *page0)
 	}
 	if (!ok)
 		return refuse_auth(ar->dev_id, "the tag does not match: the image or its header was changed after the kernel wrote it");
-	log_info(L"%a: Secure Boot: %ld pages decrypted and authenticated (%ld ms), tag verified\n", ar->dev_id, n,
-		 ar->open_us / 1000);
+	log_info(L"%a: Secure Boot: %ld pages decrypted and authenticated, tag verified\n", ar->dev_id, n);
 	return EFI_SUCCESS;
 }
 

@@ -17,7 +17,6 @@ struct er_auth_run {
 	struct er_auth_stream stream;
 	struct er_crypt crypt;      /* what the reader opens pages through */
 	UINT8 *tags;                /* the reader's tag page (one page) */
-	UINT64 open_us, opened;     /* time spent decrypting, pages decrypted */
 	UINT64 slot_written;        /* the key page written and allocated, 0 none */
 };
 

@@ -14,6 +14,14 @@ static unsigned submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t i
 	return er_par_submit(&engine, comp, in, in_len, out, cap);
 }
 
+/* the chunk's encrypted pages (contract v2) opened by the job, on whichever CPU runs it */
+static unsigned submit_open(void *ctx, const struct er_open_pages *open, enum er_comp comp, const uint8_t *in,
+			    size_t in_len, uint8_t *out, size_t cap)
+{
+	(void)ctx;
+	return er_par_submit_open(&engine, open, comp, in, in_len, out, cap);
+}
+
 static int wait(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc)
 {
 	struct er_dec_cpus *dp = ctx;
@@ -54,6 +62,7 @@ BOOLEAN er_dec_cpus_start(struct er_dec_cpus *dp)
 		return FALSE;
 	dp->engine.ctx = dp;
 	dp->engine.submit = submit;
+	dp->engine.submit_open = submit_open;
 	dp->engine.wait = wait;
 	return TRUE;
 }

@@ -4,7 +4,7 @@
 #include "crypto/wipe.h"
 
 /* K from EFI_RNG_PROTOCOL mixed with RDRAND (SHA-256 of both); none without the former */
-static EFI_STATUS make_key(UINT8 key[ER_KEY_LEN])
+static EFI_STATUS make_key(UINT8 key[ER_KEY_LEN], BOOLEAN *with_cpu)
 {
 	UINT8 fw[ER_KEY_LEN], cpu[ER_KEY_LEN];
 	EFI_STATUS err = er_rng_firmware(fw, sizeof(fw));
@@ -13,6 +13,7 @@ static EFI_STATUS make_key(UINT8 key[ER_KEY_LEN])
 	if (EFI_ERROR(err))
 		return err;
 	BOOLEAN have_cpu = er_rng_cpu(cpu, sizeof(cpu));
+	*with_cpu = have_cpu;
 	er_key_mix(fw, sizeof(fw), have_cpu ? cpu : NULL, have_cpu ? sizeof(cpu) : 0, key);
 	er_wipe(fw, sizeof(fw));
 	er_wipe(cpu, sizeof(cpu));
@@ -23,6 +24,7 @@ void er_hibkey_open(struct er_hibkey *k)
 {
 	UINT8 key[ER_KEY_LEN];
 	UINT32 attr = 0;
+	BOOLEAN with_cpu = FALSE;
 	EFI_STATUS err;
 
 	er_memset(k, 0, sizeof(*k));
@@ -57,14 +59,15 @@ void er_hibkey_open(struct er_hibkey *k)
 
 	/* this boot's key replaces the previous one before anything of this boot can use it:
 	 * an image not resumed now can never be resumed */
-	if (EFI_ERROR(make_key(key))) {
+	if (EFI_ERROR(make_key(key, &with_cpu))) {
 		k->no_prev = "no new key could be made (no EFI_RNG_PROTOCOL): the previous one is not used";
 	} else if (EFI_ERROR(er_keyvar_write(key))) {
 		k->no_prev = "the new key could not be stored: the previous one is not used";
 	} else {
 		er_memcpy(k->next, key, ER_KEY_LEN);
 		k->have_next = TRUE;
-		log_info(L"Secure Boot: a new hibernation key for this boot is stored in %s (NV|BS)%s\n", ER_KEY_VAR,
+		log_info(L"Secure Boot: a new hibernation key for this boot (EFI_RNG_PROTOCOL%s) is stored in %s (NV|BS)%s\n",
+			 with_cpu ? L" and RDRAND" : L", no RDRAND", ER_KEY_VAR,
 			 k->have_prev ? L"; the previous one verifies this boot's image only" : L"");
 	}
 	er_wipe(key, sizeof(key));

@@ -73,8 +73,10 @@ static bool claim_and_run(struct er_par *p, uint32_t e, uint32_t by)
 		__atomic_store_n(&j->by, by, __ATOMIC_RELAXED);
 		size_t out_len = 0;
 		uint32_t crc = 0;
-		int r = p->ops.run ? p->ops.run(p->ops.ctx, j->comp, j->in, j->in_len, j->out, j->cap, &out_len, &crc)
-				   : er_dec_run(j->comp, j->in, j->in_len, j->out, j->cap, &out_len, &crc);
+		int r = j->open.n ? er_open_pages_run(&j->open) : 0;
+		if (r == 0)
+			r = p->ops.run ? p->ops.run(p->ops.ctx, j->comp, j->in, j->in_len, j->out, j->cap, &out_len, &crc)
+				       : er_dec_run(j->comp, j->in, j->in_len, j->out, j->cap, &out_len, &crc);
 		j->status = r;
 		j->out_len = out_len;
 		j->crc = crc;
@@ -143,6 +145,7 @@ unsigned er_par_start(struct er_par *p, const struct er_par_ops *ops, unsigned m
 	p->nhelpers = 0;
 	p->engine.ctx = p;
 	p->engine.submit = er_par_submit;
+	p->engine.submit_open = er_par_submit_open;
 	p->engine.wait = er_par_wait;
 	st(&p->run, e << 1 | 1);
 	if (max_helpers > ER_PAR_HELPERS)
@@ -221,6 +224,12 @@ bool er_par_give_back(const struct er_par *p, void (*give_back)(void *ctx), void
 
 unsigned er_par_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap)
 {
+	return er_par_submit_open(ctx, NULL, comp, in, in_len, out, cap);
+}
+
+unsigned er_par_submit_open(void *ctx, const struct er_open_pages *open, enum er_comp comp, const uint8_t *in,
+			    size_t in_len, uint8_t *out, size_t cap)
+{
 	struct er_par *p = ctx;
 	uint32_t q = p->submitted;     /* written by this CPU only */
 	unsigned slot = q % NJOBS;
@@ -230,6 +239,10 @@ unsigned er_par_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t i
 	if (!p->failed) {
 		/* the slot's previous job was waited for: done, nobody touches it any more */
 		struct er_par_job *j = &p->jobs[slot];
+		if (open)
+			j->open = *open;
+		else
+			er_memset(&j->open, 0, sizeof(j->open));
 		j->comp = comp;
 		j->in = in;
 		j->in_len = in_len;

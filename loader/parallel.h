@@ -63,6 +63,7 @@ struct er_par_ops {
 struct er_par;
 
 struct er_par_job {
+	struct er_open_pages open;   /* pages opened before decompressing (open.n == 0: none) */
 	enum er_comp comp;
 	const uint8_t *in;
 	size_t in_len;
@@ -123,6 +124,9 @@ bool er_par_give_back(const struct er_par *p, void (*give_back)(void *ctx), void
 
 /* The er_dec_engine operations (p->engine points at them). */
 unsigned er_par_submit(void *ctx, enum er_comp comp, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap);
+/* As submit, the job opening open's pages first (its status ER_DEC_E_AUTH when one fails). */
+unsigned er_par_submit_open(void *ctx, const struct er_open_pages *open, enum er_comp comp, const uint8_t *in,
+			    size_t in_len, uint8_t *out, size_t cap);
 int er_par_wait(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc);
 
 #endif

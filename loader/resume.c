@@ -17,6 +17,9 @@
 #include "loader/auth_run.h"   /* Secure Boot (secboot) */
 
 #define IO_PAGES 512   /* 2 MiB per read */
+/* the read buffer as allocated: IO_PAGES, then (an encrypted image) the 16-byte tags of
+ * the pages in it, which the helper CPUs read too: lent with it, kept with it */
+#define IO_ALLOC_PAGES (IO_PAGES + IO_PAGES * 16 / ER_PAGE_SIZE)
 
 #ifdef EFIRESUME_ARCH_X64
 #define LOADER_ARCH ER_ARCH_X86_64
@@ -279,7 +282,7 @@ static void give_back(void *ctx)
 	struct lent *lent = ctx;
 	if (lent->plan)
 		er_plan_undo(lent->plan);
-	free_io(lent->dev, lent->io, IO_PAGES);
+	free_io(lent->dev, lent->io, IO_ALLOC_PAGES);
 }
 
 static void keep_pages(void *ctx, uint64_t addr, uint64_t pages)
@@ -296,7 +299,7 @@ static void keep(struct lent *lent)
 {
 	static struct er_plan_mem keep_mem;
 	if (lent->dev->encrypted)
-		er_wipe(lent->io, IO_PAGES * ER_PAGE_SIZE);
+		er_wipe(lent->io, IO_ALLOC_PAGES * ER_PAGE_SIZE);
 	if (lent->plan) {
 		/* the plan's undo without giving its frames back: it wipes them (wipe_on_undo)
 		 * and frees only its own arrays, which no helper sees */
@@ -379,7 +382,7 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 	EFI_STATUS err = EFI_ABORTED;
 
 	l->pfn_pages = (img->pfn_cap * sizeof(UINT64) + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
-	if (EFI_ERROR(er_alloc_pages(IO_PAGES, (void **)&io)) ||
+	if (EFI_ERROR(er_alloc_pages(IO_ALLOC_PAGES, (void **)&io)) ||
 	    EFI_ERROR(er_alloc_pages(ER_CHUNK_PAGES, (void **)&unc)) ||
 	    EFI_ERROR(er_alloc_pages(l->pfn_pages, (void **)&l->pfns))) {
 		err = refuse(dev, ER_R_NOMEM, "no memory for the read buffers");
@@ -390,7 +393,10 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 	BOOLEAN par = img->comp != ER_COMP_NONE && er_dec_cpus_start(&dp);
 	if (par)
 		log_info(L"%a: decompressing on %ld more CPU(s)\n", dev->id, (UINT64)dp.nhelpers);
-	struct er_stream_buffers bufs = { io, IO_PAGES, unc, l->pfns, par ? &dp.engine : NULL };
+	/* an encrypted image: the tags of the pages in the read buffer, so that the pages of a
+	 * compressed chunk are decrypted by the CPU that decompresses it */
+	struct er_stream_buffers bufs = { io, IO_PAGES, unc, l->pfns, par ? &dp.engine : NULL,
+					  img->crypt ? io + IO_PAGES * ER_PAGE_SIZE : NULL };
 	struct progress pr;
 	progress_init(&pr, &l->plan, img->image_pages);
 	struct er_sink sink = { &pr, progress_plan, progress_page, progress_dest, progress_commit };
@@ -434,7 +440,7 @@ out:
 	if (unc)
 		free_io(dev, unc, ER_CHUNK_PAGES);
 	if (io)
-		free_io(dev, io, IO_PAGES);
+		free_io(dev, io, IO_ALLOC_PAGES);
 	return err;
 }
 

@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 			 (unsigned long long)img.map_pages_max, (unsigned long long)img.pfn_cap);
 	}
 	if (r == ER_OK) {
-		struct er_stream_buffers b = { io, io_pages, unc, pfns, NULL };
+		struct er_stream_buffers b = { io, io_pages, unc, pfns, NULL, NULL };
 		struct er_sink sink = { &cs, plan, page, NULL, NULL };
 		r = er_image_stream(&img, &src, &b, &sink, &err);
 	}

@@ -14,7 +14,8 @@
 # the certificate in MokList (--add-mok: what MokManager leaves after the user confirmed the
 # import mokutil asked for; MokManager's screen itself is not played), the installer's
 # Boot#### byte for byte as it stands in the fake efivarfs (--set-json), and BootNext
-# pointing at it (what the sleep hook sets before a hibernation, in --mode=on-hibernate).
+# pointing at it (the entry is first in the fake BootOrder too: --secure-boot implies
+# --mode=always; BootNext makes the firmware start it whatever its own BootOrder holds).
 #   secboot-install.sh shim         shim -> efiresume (grubx64.efi) reads
 #                                   \EFI\efiresume\efiresume.conf, no image, starts the
 #                                   Debian-signed fallback, which runs under Secure Boot
@@ -167,7 +168,7 @@ entry=$(sed -n 's/^entry=//p' "$m/state/state" 2>/dev/null)
 echo "  entry: Boot$entry, efibootmgr $(cat "$m/efibootmgr-create.log" 2>/dev/null)"
 echo "  efibootmgr -v: $(/usr/bin/efibootmgr -v 2>/dev/null | grep -a "^Boot$entry")"
 [ -n "$entry" ] && [ -e "$v/Boot$entry-$G" ] || { echo "  FAIL: no entry of the installer (state: $(cat "$m/state/state" 2>/dev/null))"; exit 1; }
-host "the entry is not in BootOrder (--mode=on-hibernate)" "$(/usr/bin/efibootmgr 2>/dev/null | sed -n 's/^BootOrder: //p' | grep -c "$entry")" 0
+host "the entry is first in BootOrder (--secure-boot implies --mode=always)" "$(/usr/bin/efibootmgr 2>/dev/null | sed -n 's/^BootOrder: //p' | cut -d, -f1)" "$entry"
 
 # ---- the installer's ESP directory on the test disk's FAT ESP, with the kernel and initrd
 mcopy -s -o -i "$d/disk.img@@$((ESP_START * 512))" "$esp/EFI/efiresume" ::/EFI/

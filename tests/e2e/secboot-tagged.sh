@@ -45,10 +45,13 @@ printf 'timeout 0\n' > "$d/nofallback.conf"
 esp_put "$d/disk.img" "$d/nofallback.conf" ::/EFI/BOOT/efiresume.conf
 sig=$(swap_sig "$d/disk.img")
 [ "$sig" = S1SUSPEND ] && echo "  ok: image there ($sig)" || { echo "  WRONG: signature $sig"; ok=1; }
-# 3. tagged on the host with that key (key page: none)
+# 3. encrypted and tagged on the host with that key (contract v2; key page: none); a plain
+#    copy kept for step 7
+cp --sparse=always "$d/disk.img" "$d/plain.img"
 read -r kid npages slot < <(python3 "$TOP/tests/lib/secboot-tag.py" "$d/disk.img" "$(swap_offset)" "$d/vars.fd" 0)
-echo "  tagged: key id $kid, $npages stream pages"
-# 4. one data byte flipped in a copy (the last stored page, through the map): refused by the tag
+echo "  encrypted: key id $kid, $npages stream pages"
+# 4. one byte flipped in a copy (the last stored page, through the map: group 0's tag page
+#    or the last group's): refused, its GCM tag or the page's does not match
 cp --sparse=always "$d/disk.img" "$d/bad.img"
 cp "$d/vars.fd" "$d/bad-vars.fd"
 python3 - "$d/bad.img" "$(swap_offset)" <<'PY'
@@ -61,30 +64,30 @@ while m:
 f.seek(off + last * 4096 + 1000); b = f.read(1); f.seek(off + last * 4096 + 1000); f.write(bytes([b[0] ^ 1]))
 PY
 boot flipped "$d/bad.img" "$d/bad-vars.fd" 60
-expect "$d/flipped.log" "image refused: Secure Boot: the tag does not match" "a flipped data byte: refused by the tag" || ok=1
-expect "$d/flipped.log" "reason-code auth; nothing was written, the image is kept" "kept" || ok=1
+expect "$d/flipped.log" "image refused: an encrypted page of the image failed its authentication.*its GCM tag does not match" "a flipped byte: refused (GCM)" || ok=1
+expect "$d/flipped.log" "reason-code auth-failed; nothing was written" "nothing written" || ok=1
 # 5. the tagged image resumes under Secure Boot; the key is rotated
 cp --sparse=always "$d/disk.img" "$d/tagged-copy.img"
 boot resume "$d/disk.img" "$d/vars.fd" 240
 L=$d/resume.log
-expect "$L" "efiresume: Secure Boot: hibernation key read \(key id $kid\)" "the key read (id $kid)" || ok=1
-expect "$L" "auth block found \(key id matches, key page 0x0\)" "auth block found" || ok=1
-expect "$L" "Secure Boot: tag verified over $npages pages" "tag verified over the $npages stream pages" || ok=1
-expect "$L" "Secure Boot: hibernation key rotated" "key rotated" || ok=1
+expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot is stored in EfiresumeHibernationKey \(NV\|BS\); the previous one verifies this boot's image only" "a new key for this boot; the previous one read" || ok=1
+expect "$L" "encrypted image \(contract v2, $npages stream pages\)" "encrypted image of $npages stream pages" || ok=1
+expect "$L" "Secure Boot: $npages pages decrypted and authenticated \([0-9]+ ms\), tag verified" "$npages pages decrypted, tag verified" || ok=1
 expect "$L" "the image names no key page" "no key page named: none written" || ok=1
 expect "$L" '^EFIRESUME-TEST: resumed$' "the image kernel resumed" || ok=1
 [ -z "$token" ] || expect "$L" "^EFIRESUME-TEST: token-after=$token\$" "same token" || ok=1
-# 6. the same image (the copy taken before the resume) again: another key id now
+# 6. the same image (the copy taken before the resume) again: another key now
 boot replay "$d/tagged-copy.img" "$d/vars.fd" 60
-expect "$d/replay.log" "image refused: Secure Boot: tagged with another key \(key id $kid\)" "replay refused: the key was rotated" || ok=1
-# 7. the copy tagged again with the rotated key, naming a key page (a page the hibernated
-#    kernel had free): verified, the new key written there, resumed
+expect "$d/replay.log" "image refused: Secure Boot: written with another key" "replay refused: the key of that boot is gone" || ok=1
+# 7. the plain copy encrypted with the key of now, naming a key page (a page the hibernated
+#    kernel had free): verified, this boot's key written there, resumed
+cp --sparse=always "$d/plain.img" "$d/tagged-copy.img"
 read -r kid2 npages2 slot2 < <(python3 "$TOP/tests/lib/secboot-tag.py" "$d/tagged-copy.img" "$(swap_offset)" "$d/vars.fd" auto)
 echo "  tagged again: key id $kid2, key page $slot2"
 slot2=0x$(echo "${slot2#0x}" | tr a-f A-F)   # efiresume prints hex digits in upper case
 boot keypage "$d/tagged-copy.img" "$d/vars.fd" 240
 L=$d/keypage.log
-expect "$L" "Secure Boot: tag verified over $npages2 pages" "tag verified (rotated key $kid2)" || ok=1
-expect "$L" "Secure Boot: new key written to the image kernel's key page $slot2" "new key written to key page $slot2" || ok=1
+expect "$L" "Secure Boot: $npages2 pages decrypted and authenticated \([0-9]+ ms\), tag verified" "verified (key $kid2)" || ok=1
+expect "$L" "Secure Boot: this boot's key written to the image kernel's key page $slot2" "this boot's key written to key page $slot2" || ok=1
 expect "$L" '^EFIRESUME-TEST: resumed$' "the image kernel resumed again" || ok=1
 exit $ok

@@ -159,19 +159,28 @@ static int e_wait(void *ctx, unsigned t, size_t *out_len, uint32_t *crc)
 	return g->job[t].status;
 }
 
-/* the encrypted mode's open(): every page accepted as it is; in order, within n */
+/* the encrypted mode: every tag fed once, in order, within n; every page opened after
+ * its tag was fed, at most once, and accepted as it is */
 struct ident {
 	uint64_t next, n;
 	uint8_t tags[ER_PAGE_SIZE];
+	uint8_t opened[2 * MAX_DEV_PAGES + 1];
 };
+static int id_feed(void *ctx, uint64_t i, const uint8_t tag[16])
+{
+	struct ident *c = ctx;
+	(void)tag;
+	CHECK(i < c->n && i == c->next);
+	c->next++;
+	return 0;
+}
 static int id_open(void *ctx, uint64_t i, uint8_t *page, const uint8_t tag[16])
 {
 	struct ident *c = ctx;
 	(void)page;
 	(void)tag;
-	CHECK(i < c->n && i <= c->next);
-	if (i == c->next)
-		c->next++;
+	CHECK(i < c->n && i < c->next && !c->opened[i]);
+	c->opened[i] = 1;
 	return 0;
 }
 
@@ -184,9 +193,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct er_image img;
 	struct er_error err;
 	uint8_t *page = malloc(ER_PAGE_SIZE), *page0 = malloc(ER_PAGE_SIZE);
-	struct ident id = { 0, 0, { 0 } };
-	struct er_crypt crypt = { &id, 0, id_open, id.tags, 0 };
-	dev_read(&d, 0, 1, page0);
+	static struct ident id;
+	memset(&id, 0, sizeof(id));
+	struct er_crypt crypt = { &id, 0, id_feed, id_open, id.tags, 0 };
+	if (d.pages)
+		dev_read(&d, 0, 1, page0);
+	else
+		memset(page0, 0, ER_PAGE_SIZE);
 	if (size % 3 == 2) {
 		crypt.n = er_le64(page0 + 600) % (2 * MAX_DEV_PAGES + 1);
 		id.n = crypt.n;
@@ -220,7 +233,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *io = malloc(io_pages * ER_PAGE_SIZE);
 	uint8_t *unc = malloc(ER_CHUNK_BYTES);
 	uint64_t *pfns = malloc((img.pfn_cap ? img.pfn_cap : 1) * sizeof(uint64_t));
-	struct er_stream_buffers b = { io, io_pages, unc, pfns, NULL };
+	uint8_t *io_tags = img.crypt ? malloc(io_pages * 16) : NULL;   /* encrypted: the deferred path */
+	struct er_stream_buffers b = { io, io_pages, unc, pfns, NULL, io_tags };
 	struct sink s = { .img = &img, .pfn_buf_len = img.pfn_cap };
 	struct er_sink sink = { .ctx = &s, .plan = s_plan, .page = s_page };
 	if (size & 1) {
@@ -245,6 +259,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(s.dest);
 	free(io);
+	free(io_tags);
 	free(unc);
 	free(pfns);
 	free(map);

@@ -358,6 +358,18 @@ EOF2
 	shim_entry() { efibootmgr -v 2>/dev/null | grep -i 'File(\\EFI\\efiresume\\shimx64.efi)' | sed -n 's/^Boot\([0-9A-F]\{4\}\).*/\1/p'; }
 	D() { echo "$ESP/EFI/efiresume/$1"; }
 	KC=(--key="$k/mok.key" --cert="$k/mok.crt")
+	# postinst_run ARGS...: packaging/postinst as dpkg runs it, in a mount namespace whose
+	# /var/lib/efiresume is the fake machine's state directory; efiresume-install is the tool
+	# under test, deb-systemd-helper and systemctl stand-ins that do nothing
+	postinst_run() {
+		mkdir -p "$W/pbin"
+		printf '#!/bin/sh\nexec "%s" "$@"\n' "$TOOL" >"$W/pbin/efiresume-install"
+		printf '#!/bin/sh\nexit 0\n' >"$W/pbin/deb-systemd-helper"
+		printf '#!/bin/sh\nexit 0\n' >"$W/pbin/systemctl"
+		chmod +x "$W/pbin/efiresume-install" "$W/pbin/deb-systemd-helper" "$W/pbin/systemctl"
+		PATH=$W/pbin:$PATH unshare -m sh -c 'mount -t tmpfs none /var/lib && mkdir /var/lib/efiresume &&
+			mount --bind "$0" /var/lib/efiresume && exec sh "$@"' "$M/state" "$TOP/packaging/postinst" "$@" </dev/null
+	}
 
 	# --- Secure Boot on, nothing asked: refused, both ways named, nothing changed
 	sbmachine
@@ -366,14 +378,26 @@ EOF2
 	sbrefused "on, --secure-boot=none" "efiresume is not signed" -- install --secure-boot=none
 	sbrefused "shim without --key" "needs --key=KEY and --cert=CERT" -- install --secure-boot=shim --cert="$k/mok.crt"
 	sbrefused "a key that is not the certificate's" "does not belong to the certificate" -- install --secure-boot=shim --key="$k/other.key" --cert="$k/mok.crt"
-	sbrefused "an encrypted key" "encrypted" -- install --secure-boot=shim --key="$k/mok-enc.key" --cert="$k/mok.crt"
 	sbrefused "a certificate that is none" "is not an X.509 certificate" -- install --secure-boot=shim --key="$k/mok.key" --cert="$k/mok.key"
 	EFIRESUME_SHIM_DIR=$W/noshim sbrefused "no shim-signed" "apt install shim-signed" -- install --secure-boot=shim "${KC[@]}"
 	sbrefused "bad --secure-boot" "--secure-boot must be shim, db or none" -- install --secure-boot=grub "${KC[@]}"
+	# under Secure Boot only a kernel started through efiresume gets a hibernation key: efiresume
+	# must be in front of every boot (issue "Secure Boot hibernation that keeps lockdown's promise")
+	sbrefused "--secure-boot=shim with --mode=on-hibernate" "--mode=on-hibernate cannot be used with --secure-boot" -- install --secure-boot=shim --mode=on-hibernate "${KC[@]}"
+	sbrefused "--secure-boot=db with --mode=on-hibernate" "--mode=on-hibernate cannot be used with --secure-boot" -- install --secure-boot=db --mode=on-hibernate "${KC[@]}"
+	# control: the same refusal helper passes a run that is not refused only when it changes nothing
+	out=$("$TOOL" install --secure-boot=db --mode=always "${KC[@]}" 2>&1 </dev/null)
+	grep -qF -- "--mode=on-hibernate cannot be used" <<<"$out" && fail "control: --mode=always refused too: $out" || ok "control: --secure-boot with --mode=always is not refused for the mode"
+	sbrefused "--engine other than pkcs11" "--engine must be pkcs11" -- install --secure-boot=db --engine=tpm2 "${KC[@]}"
+	sbrefused "--engine=pkcs11 with a key file, not a URI" "a PKCS#11 URI" -- install --secure-boot=db --engine=pkcs11 "${KC[@]}"
+	sbrefused "--keep-key without --secure-boot" "--keep-key is for --secure-boot=shim or db" -- install --keep-key
 	check "refused: mokutil never asked to import" "$(cat "$M/mokutil.log" 2>/dev/null | grep -c -- --import)" 0
 
 	# --- shim: Debian's shim starts efiresume as its second stage; the certificate imported as a MOK
-	out=$(printf 'mokpass1\nmokpass1\n' | "$TOOL" install --secure-boot=shim "${KC[@]}" 2>&1); rc=$?
+	sbmachine
+	order0=$(rdorder "$V/BootOrder-$G")
+	mkdir -p "$W/sbtmp"
+	out=$(printf 'mokpass1\nmokpass1\n' | TMPDIR=$W/sbtmp "$TOOL" install --secure-boot=shim "${KC[@]}" 2>&1); rc=$?
 	check "shim: install status" "$rc" 0
 	cmp -s "$shimd/shimx64.efi.signed" "$(D shimx64.efi)" && ok "shim: shimx64.efi is shim-signed's shimx64.efi.signed, byte for byte" || fail "shim: shimx64.efi: $(ls -l "$(D shimx64.efi)" 2>&1)"
 	cmp -s "$shimd/mmx64.efi.signed" "$(D mmx64.efi)" && ok "shim: mmx64.efi (MokManager) next to it, byte for byte" || fail "shim: no mmx64.efi: $out"
@@ -386,7 +410,18 @@ EOF2
 	e=$(shim_entry)
 	check "shim: one entry of ours, and it starts \\EFI\\efiresume\\shimx64.efi (efibootmgr -v)" "$(entries_v | wc -l):$(echo "$e" | grep -c .)" 1:1
 	check "shim: state entry" "$(st entry)" "${e:-no shim entry}"
-	check "shim: state: mode, key, certificate" "$(st secure-boot) $(st key) $(st cert)" "shim $k/mok.key $k/mok.crt"
+	# the signing key (item 4): used once, neither its path nor a copy kept
+	check "shim: state: mode and certificate, no key recorded" "$(st secure-boot) $(st cert) key-lines=$(grep -c '^key=' "$M/state/state")" "shim $k/mok.crt key-lines=0"
+	check "shim: no copy of the key on the ESP or in the state directory" \
+		"$(grep -rlF -- "$(sed -n 2p "$k/mok.key")" "$ESP" "$M/state" 2>/dev/null)" ""
+	check "shim: nothing left in TMPDIR" "$(ls -A "$W/sbtmp")" ""
+	has "shim: says the key is not kept and should go offline" "$out" "not recorded and no copy kept: store it offline"
+	# control: the key's second line is there to be found (the grep above can find it)
+	grep -qF -- "$(sed -n 2p "$k/mok.key")" "$k/mok.key" && ok "control: the key's own file holds the line looked for" || fail "control: the key line is not found in the key"
+	# the mode (item 6): efiresume in front of every boot
+	check "shim: --secure-boot implies --mode=always (state)" "$(st mode)" always
+	check "shim: the entry first in BootOrder, the rest as before" "$(rdorder "$V/BootOrder-$G")" "${e:-none},$order0"
+	has "shim: says --secure-boot implies --mode=always" "$out" "--secure-boot implies --mode=always"
 	has "shim: mokutil --import called" "$(cat "$M/mokutil.log")" "--import $M/state/mok.der"
 	cmp -s "$M/mokutil-import.der" "$k/mok.der" && ok "shim: mokutil got the certificate in DER (= openssl x509 -outform DER)" || fail "shim: the DER given to mokutil differs"
 	fp=$(openssl x509 -in "$k/mok.crt" -noout -fingerprint -sha1 | sed 's/^[^=]*=//' | tr A-F a-f)
@@ -397,51 +432,89 @@ EOF2
 	check "shim: efiresume.conf read by the loader without warnings" "$(conf warnings)" 0
 	out=$("$TOOL" status 2>&1)
 	check "shim status: Secure Boot on, no complaint" "$(grep '^Firmware:' <<<"$out")" "Firmware:     UEFI, 64-bit (x64 binary); Secure Boot enabled"
-	has "shim status: the mode and key" "$out" "Secure Boot:  --secure-boot=shim, signed with $k/mok.key, certificate $k/mok.crt"
+	has "shim status: the mode and certificate" "$out" "Secure Boot:  --secure-boot=shim, certificate $k/mok.crt"
+	has "shim status: the key is not kept" "$out" "Signing key:  not kept on this machine"
+	has "shim status: mode always" "$out" "Mode:         always"
 	has "shim status: installed, signed" "$out" "Installed:    yes, $(D grubx64.efi), the package's (unknown), signed"
 	has "shim status: the signature verifies" "$out" "Signature:    grubx64.efi verifies against the certificate (CN = efiresume-test-mok) (sbverify)"
 	has "shim status: shim is shim-signed's, MokManager there" "$out" "Shim:         shimx64.efi is $shimd/shimx64.efi.signed; mmx64.efi next to it"
 	has "shim status: the MOK pending" "$out" "MOK:          pending: at the next boot through shim, MokManager asks to confirm it"
-	has "shim status: the entry starts shim" "$out" "Entry:        Boot$e \"$LABEL\" \\EFI\\efiresume\\shimx64.efi;"
-	# the sleep hook knows the shim entry as efiresume's
+	has "shim status: the entry starts shim, first in BootOrder" "$out" "Entry:        Boot$e \"$LABEL\" \\EFI\\efiresume\\shimx64.efi; in BootOrder: yes (position 1)"
+	# always mode: the hook leaves BootNext alone
 	out=$(EFIRESUME_INSTALL=$TOOL "$HOOK" pre hibernate 2>&1)
-	check "shim: hook pre hibernate sets BootNext to the shim entry" "$(rdorder "$V/BootNext-$G")" "${e:-no shim entry}"
+	[ -e "$V/BootNext-$G" ] && fail "shim, always: the hook set BootNext: $out" || ok "shim, always: the hook leaves BootNext alone"
 	EFIRESUME_INSTALL=$TOOL "$HOOK" post hibernate >/dev/null 2>&1
-	[ -e "$V/BootNext-$G" ] && fail "shim: hook post left BootNext" || ok "shim: hook post clears it"
-	# again, the request pending: not imported a second time
+	# again, the request pending: not imported a second time; no key needed (the ESP is current)
 	out=$("$TOOL" install 2>&1 </dev/null); rc=$?
-	check "shim, install again (recorded mode): status" "$rc" 0
+	check "shim, install again (recorded mode, no key): status" "$rc" 0
 	check "shim, install again: mokutil --import not called again (pending)" "$(grep -c -- '--import' "$M/mokutil.log")" 1
 	has "shim, install again: says it waits" "$out" "waits for enrolment already"
 	check "shim, install again: still one entry" "$(entries_v | wc -l):$(shim_entry)" "1:$e"
+	sbrefused "shim installed, then --mode=on-hibernate" "--mode=on-hibernate cannot be used with --secure-boot" -- install --mode=on-hibernate
 
-	# --- update: a new package binary is signed again; the key gone: refused, the signed one stays
+	# --- update without the key (the default): the signed binary stays, the command to re-sign is printed
 	perl -pi -e 's/0~git/9~git/g' "$M/lib/efiresume-x64.efi"
 	cmp -s "$TOP/build/efiresume-x64.efi" "$M/lib/efiresume-x64.efi" && fail "update: the new package binary is the old one"
-	before=$(sha256sum <"$(D grubx64.efi)")
+	before=$(snapshot)
 	out=$("$TOOL" update 2>&1 </dev/null); rc=$?
-	check "shim update: status" "$rc" 0
-	same_image "$(D grubx64.efi)" "$M/lib/efiresume-x64.efi" && ok "shim update: grubx64.efi is the new package binary, signed" || fail "shim update: grubx64.efi is not the new binary: $out"
-	check "shim update: it verifies (sbverify --cert)" "$(sbverify --cert "$k/mok.crt" "$(D grubx64.efi)" >/dev/null 2>&1; echo $?)" 0
-	check "shim update: state sha256 = the new package binary's" "$(st sha256)" "$(sha256sum "$M/lib/efiresume-x64.efi" | cut -d' ' -f1)"
-	check "shim update: state signed-sha256 = the file on the ESP" "$(st signed-sha256)" "$(sha256sum "$(D grubx64.efi)" 2>/dev/null | cut -d' ' -f1 | grep . || echo no-file)"
+	check "shim update, no key: status 0 (nothing is wrong, nothing was signed)" "$rc" 0
+	check "shim update, no key: nothing changed (ESP, variables, state)" "$(snapshot)" "$before"
+	has "shim update, no key: says the signed one stays" "$out" "the signed efiresume on the ESP stays as it is"
+	has "shim update, no key: prints the command to re-sign" "$out" "efiresume-install update --key=KEY --cert=$k/mok.crt"
+	same_image "$(D grubx64.efi)" "$M/lib/efiresume-x64.efi" && fail "shim update, no key: grubx64.efi became the new binary" || ok "shim update, no key: grubx64.efi is not the new binary"
+	check "shim update, no key: the old signed binary still verifies" "$(sbverify --cert "$k/mok.crt" "$(D grubx64.efi)" >/dev/null 2>&1; echo $?)" 0
+	has "shim update, no key: status says the package's is not installed, and how" "$("$TOOL" status 2>&1)" "run efiresume-install update --key=KEY --cert=$k/mok.crt"
+	out=$("$TOOL" update --graceful 2>&1 </dev/null); rc=$?
+	check "shim update --graceful, no key: status 0" "$rc" 0
+	has "shim update --graceful, no key: prints the command" "$out" "efiresume-install update --key=KEY --cert=$k/mok.crt"
+	check "shim update --graceful, no key: nothing changed" "$(snapshot)" "$before"
+	# the package's postinst on an upgrade (dpkg's "configure OLD"): succeeds and prints the same
+	out=$(postinst_run configure 0~old 2>&1); rc=$?
+	check "postinst configure (upgrade), no key: status 0" "$rc" 0
+	has "postinst configure (upgrade), no key: prints the command to re-sign" "$out" "efiresume-install update --key=KEY --cert=$k/mok.crt"
+	check "postinst configure (upgrade), no key: nothing changed" "$(snapshot)" "$before"
+	# control: the postinst wrapper really runs the tool (a first install runs no update: no message)
+	out=$(postinst_run configure 2>&1); rc=$?
+	check "control: postinst configure (first install) prints no advice" "$rc:$(grep -c 'update --key' <<<"$out")" 0:0
+	# update --key --cert signs the new binary; the key is still not recorded
+	out=$("$TOOL" update "${KC[@]}" 2>&1 </dev/null); rc=$?
+	check "shim update --key: status" "$rc" 0
+	same_image "$(D grubx64.efi)" "$M/lib/efiresume-x64.efi" && ok "shim update --key: grubx64.efi is the new package binary, signed" || fail "shim update --key: grubx64.efi is not the new binary: $out"
+	check "shim update --key: it verifies (sbverify --cert)" "$(sbverify --cert "$k/mok.crt" "$(D grubx64.efi)" >/dev/null 2>&1; echo $?)" 0
+	check "shim update --key: state sha256 = the new package binary's" "$(st sha256)" "$(sha256sum "$M/lib/efiresume-x64.efi" | cut -d' ' -f1)"
+	check "shim update --key: state signed-sha256 = the file on the ESP" "$(st signed-sha256)" "$(sha256sum "$(D grubx64.efi)" 2>/dev/null | cut -d' ' -f1 | grep . || echo no-file)"
+	check "shim update --key: the key still not recorded" "$(grep -c '^key=' "$M/state/state")" 0
 	before=$(snapshot)
 	out=$("$TOOL" update 2>&1 </dev/null); rc=$?
 	check "shim update again: status" "$rc" 0
 	has "shim update again: nothing to do" "$out" "is already the package's (unknown), signed with $k/mok.crt"
+	check "shim update again: no advice when nothing is to sign" "$(grep -c 'update --key' <<<"$out")" 0
 	check "shim update again: nothing changed" "$(snapshot)" "$before"
-	perl -pi -e 's/9~git/8~git/g' "$M/lib/efiresume-x64.efi"
+
+	# --- --keep-key: the key path recorded, update signs unattended (the behaviour before)
+	out=$("$TOOL" install --keep-key "${KC[@]}" 2>&1 </dev/null); rc=$?
+	check "shim --keep-key: status" "$rc" 0
+	check "shim --keep-key: state key" "$(st key)" "$k/mok.key"
+	has "shim --keep-key: warns who can sign" "$out" "whoever can read $k/mok.key can sign a program that reads the hibernation key"
+	has "shim --keep-key: status says the key is kept" "$("$TOOL" status 2>&1)" "Signing key:  kept: $k/mok.key"
+	perl -pi -e 's/9~git/7~git/g' "$M/lib/efiresume-x64.efi"
+	out=$("$TOOL" update 2>&1 </dev/null); rc=$?
+	check "shim --keep-key update: status" "$rc" 0
+	same_image "$(D grubx64.efi)" "$M/lib/efiresume-x64.efi" && ok "shim --keep-key update: grubx64.efi is the new package binary, signed" || fail "shim --keep-key update: grubx64.efi is not the new binary: $out"
+	check "shim --keep-key update: it verifies" "$(sbverify --cert "$k/mok.crt" "$(D grubx64.efi)" >/dev/null 2>&1; echo $?)" 0
+	has "shim --keep-key update: warns again that the key is kept" "$out" "whoever can read $k/mok.key can sign a program that reads the hibernation key"
+	perl -pi -e 's/7~git/8~git/g' "$M/lib/efiresume-x64.efi"
 	mv "$k/mok.key" "$k/mok.key.away"
 	before=$(snapshot)
 	out=$("$TOOL" update 2>&1 </dev/null); rc=$?
-	[ "$rc" != 0 ] && ok "shim update, key missing: refused (status $rc)" || fail "shim update, key missing: status 0: $out"
-	has "shim update, key missing: says which key and that the signed one stays" "$out" "cannot read the signing key $k/mok.key (recorded by efiresume-install install; give --key=KEY); the signed efiresume on the ESP is left as it was"
-	check "shim update, key missing: nothing changed (ESP, variables, state)" "$(snapshot)" "$before"
+	[ "$rc" != 0 ] && ok "shim --keep-key update, key missing: refused (status $rc)" || fail "shim --keep-key update, key missing: status 0: $out"
+	has "shim --keep-key update, key missing: says which key and that the signed one stays" "$out" "cannot read the signing key $k/mok.key (recorded by efiresume-install install --keep-key; give --key=KEY); the signed efiresume on the ESP is left as it was"
+	check "shim --keep-key update, key missing: nothing changed (ESP, variables, state)" "$(snapshot)" "$before"
 	out=$("$TOOL" update --graceful 2>&1 </dev/null); rc=$?
-	check "shim update --graceful (postinst), key missing: status 0" "$rc" 0
-	has "shim update --graceful, key missing: warns" "$out" "warning: update failed; the installed efiresume is left as it was"
-	check "shim update --graceful, key missing: nothing changed" "$(snapshot)" "$before"
-	sbverify --cert "$k/mok.crt" "$(D grubx64.efi)" >/dev/null 2>&1 && ok "shim update, key missing: the old signed binary still verifies" || fail "shim update, key missing: binary broken"
+	check "shim --keep-key update --graceful (postinst), key missing: status 0" "$rc" 0
+	has "shim --keep-key update --graceful, key missing: warns" "$out" "warning: update failed; the installed efiresume is left as it was"
+	check "shim --keep-key update --graceful, key missing: nothing changed" "$(snapshot)" "$before"
+	sbverify --cert "$k/mok.crt" "$(D grubx64.efi)" >/dev/null 2>&1 && ok "shim --keep-key update, key missing: the old signed binary still verifies" || fail "shim update, key missing: binary broken"
 	mv "$k/mok.key.away" "$k/mok.key"
 	# MOK confirmed (MokManager: MokList, so MokListRT; MokNew gone)
 	rm -f "$V"/MokNew-* "$V"/MokAuth-*
@@ -455,7 +528,7 @@ EOF2
 		echo stub >"$ESP/EFI/debian/vmlinuz.efi"
 	fi
 
-	# --- switching to db (the certificate in db): shim and MokManager go, one entry starts efiresume.efi
+	# --- switching to db (the certificate in db, the kept key): shim and MokManager go, one entry starts efiresume.efi
 	esl "$dbv" 39 "$k/other.der" "$k/mok.der"
 	: >"$M/mokutil.log"
 	out=$("$TOOL" install --secure-boot=db 2>&1 </dev/null); rc=$?
@@ -464,45 +537,118 @@ EOF2
 	check "shim -> db: efiresume.efi verifies" "$(sbverify --cert "$k/mok.crt" "$(D efiresume.efi)" >/dev/null 2>&1; echo $?)" 0
 	e=$(ours)
 	check "shim -> db: one entry, it starts efiresume.efi" "$(entries_v | wc -l):$(echo "$e" | grep -c .)" 1:1
-	check "shim -> db: the key and certificate kept from the state" "$(st secure-boot) $(st key)" "db $k/mok.key"
+	check "shim -> db: the kept key and certificate kept from the state" "$(st secure-boot) $(st key)" "db $k/mok.key"
 	check "shim -> db: mokutil not used" "$(cat "$M/mokutil.log")" ""
+	check "shim -> db: the new entry first in BootOrder" "$(rdorder "$V/BootOrder-$G" | cut -d, -f1)" "${e:-none}"
 	has "db status: db holds the certificate" "$("$TOOL" status 2>&1)" "db:           holds the certificate (or the one that issued it)"
+	# --key without --keep-key: signed once more, the key no longer recorded
+	out=$("$TOOL" install "${KC[@]}" 2>&1 </dev/null); rc=$?
+	check "db, --key without --keep-key: status, key no longer recorded" "$rc:$(grep -c '^key=' "$M/state/state")" 0:0
+	has "db, --key without --keep-key: says it is not recorded" "$out" "not recorded and no copy kept: store it offline"
+	has "db status: the key is not kept" "$("$TOOL" status 2>&1)" "Signing key:  not kept on this machine"
 
-	# --- db, fresh: the certificate in db; a fallback signed with the db key is accepted
+	# --- an installation made before (secure-boot recorded with mode on-hibernate): update
+	# switches it to always, with or without the key
+	"$TOOL" install --keep-key "${KC[@]}" >/dev/null 2>&1 </dev/null
+	sed -i 's/^mode=.*/mode=on-hibernate/' "$M/state/state"
+	"$M/bin/efibootmgr" -o "$order0" >/dev/null 2>&1
+	sed -i '/^key=/d' "$M/state/state"
+	out=$(EFIRESUME_INSTALL=$TOOL "$HOOK" pre hibernate 2>&1)
+	check "old on-hibernate + db state: the hook still sets BootNext to the signed efiresume" "$(rdorder "$V/BootNext-$G")" "${e:-none}"
+	EFIRESUME_INSTALL=$TOOL "$HOOK" post hibernate >/dev/null 2>&1
+	check "old on-hibernate + db state (control): the entry is not in BootOrder before update" "$(rdorder "$V/BootOrder-$G")" "$order0"
+	out=$("$TOOL" update 2>&1 </dev/null); rc=$?
+	check "old on-hibernate + db: update status" "$rc" 0
+	check "old on-hibernate + db: update switches the state to always" "$(st mode)" always
+	check "old on-hibernate + db: update puts the entry first in BootOrder" "$(rdorder "$V/BootOrder-$G")" "${e:-none},$order0"
+	has "old on-hibernate + db: update says so" "$out" "switched to --mode=always"
+	out=$("$TOOL" update 2>&1 </dev/null)
+	check "old on-hibernate + db: a second update says nothing about the mode" "$(grep -c 'switched to --mode=always' <<<"$out")" 0
+
+	# --- a key in a PKCS#11 token (--engine=pkcs11): sbsign gets --engine pkcs11 and the URI.
+	# No token here: a stand-in sbsign records its arguments and signs with the key file the
+	# URI's object names (the real sbsign, the real key), so everything after it is real.
+	mkdir -p "$M/stubbin"
+	cat >"$M/stubbin/sbsign" <<EOF2
+#!/bin/bash
+printf '%s\n' "\$@" >"$M/sbsign.argv"
+a=("\$@")
+if [ "\$1" = --engine ] && [ "\$2" = pkcs11 ] && [ "\$3" = --key ]; then
+	case \$4 in pkcs11:*object=efiresume-db*) a=(--key "$k/mok.key" "\${@:5}") ;; *) echo "stand-in: no such token object" >&2; exit 1 ;; esac
+fi
+exec /usr/bin/sbsign "\${a[@]}"
+EOF2
+	chmod +x "$M/stubbin/sbsign"
+	uri='pkcs11:token=efiresume;object=efiresume-db;type=private'
+	perl -pi -e 's/8~git/6~git/g' "$M/lib/efiresume-x64.efi"
+	out=$(PATH=$M/stubbin:$PATH "$TOOL" install --secure-boot=db --engine=pkcs11 --key="$uri" --cert="$k/mok.crt" 2>&1 </dev/null); rc=$?
+	check "pkcs11: install status" "$rc" 0
+	check "pkcs11: sbsign got --engine pkcs11 --key URI --cert ... (its argv)" "$(head -n 4 "$M/sbsign.argv" 2>/dev/null | tr '\n' ' ')" "--engine pkcs11 --key $uri "
+	same_image "$(D efiresume.efi)" "$M/lib/efiresume-x64.efi" && sbverify --cert "$k/mok.crt" "$(D efiresume.efi)" >/dev/null 2>&1 &&
+		ok "pkcs11: efiresume.efi is the new binary and verifies" || fail "pkcs11: efiresume.efi not the new binary signed: $out"
+	check "pkcs11: neither the URI nor the engine recorded" "$(grep -c '^key=\|^engine=' "$M/state/state")" 0
+	# control: the stand-in refuses a URI naming another object, and so the install fails, nothing changed
+	before=$(snapshot)
+	out=$(PATH=$M/stubbin:$PATH "$TOOL" update --engine=pkcs11 --key='pkcs11:token=efiresume;object=nothing' --cert="$k/mok.crt" 2>&1 </dev/null); rc=$?
+	[ "$rc" != 0 ] && [ "$(snapshot)" = "$before" ] && ok "control: pkcs11, a URI the token lacks: refused, nothing changed" || fail "control: pkcs11 wrong URI: rc $rc: $out"
+	has "control: pkcs11, a URI the token lacks: sbsign's message" "$out" "sbsign could not sign"
+	# --keep-key with the engine: both recorded, update passes them again
+	out=$(PATH=$M/stubbin:$PATH "$TOOL" install --keep-key --engine=pkcs11 --key="$uri" --cert="$k/mok.crt" 2>&1 </dev/null); rc=$?
+	check "pkcs11 --keep-key: status; state key and engine" "$rc:$(st key):$(st engine)" "0:$uri:pkcs11"
+	perl -pi -e 's/6~git/5~git/g' "$M/lib/efiresume-x64.efi"
+	rm -f "$M/sbsign.argv"
+	out=$(PATH=$M/stubbin:$PATH "$TOOL" update 2>&1 </dev/null); rc=$?
+	check "pkcs11 --keep-key update: status" "$rc" 0
+	check "pkcs11 --keep-key update: sbsign got --engine pkcs11 and the recorded URI" "$(head -n 4 "$M/sbsign.argv" 2>/dev/null | tr '\n' ' ')" "--engine pkcs11 --key $uri "
+	same_image "$(D efiresume.efi)" "$M/lib/efiresume-x64.efi" && ok "pkcs11 --keep-key update: the new binary signed" || fail "pkcs11 --keep-key update: not the new binary: $out"
+	has "pkcs11 --keep-key: status names the engine" "$("$TOOL" status 2>&1)" "Signing key:  kept: $uri (engine pkcs11)"
+
+	# --- an encrypted PEM key: sbsign asks for the passphrase on the terminal (script(1) gives
+	# the run a terminal and types it)
 	sbmachine
-	esl "$dbv" 39 "$k/other.der" "$k/mok.der"
-	sbsign --key "$k/mok.key" --cert "$k/mok.crt" --output "$ESP/EFI/debian/vmlinuz.efi" "$TOP/build/seeds-writer-x64.efi" >/dev/null 2>&1
-	out=$("$TOOL" install --secure-boot=db "${KC[@]}" 2>&1 </dev/null); rc=$?
-	check "db: install status" "$rc" 0
-	check "db: efiresume.efi verifies against the certificate" "$(sbverify --cert "$k/mok.crt" "$(D efiresume.efi)" >/dev/null 2>&1; echo $?)" 0
-	same_image "$(D efiresume.efi)" "$M/lib/efiresume-x64.efi" && ok "db: it is the package binary plus the signature" || fail "db: not the package binary signed"
-	check "db: no shim files" "$(ls "$ESP/EFI/efiresume" | tr '\n' ' ')" "efiresume.conf efiresume.efi "
-	check "db: one entry, efiresume.efi" "$(ours | grep -c .)" 1
-	check "db: mokutil not called" "$(cat "$M/mokutil.log" 2>/dev/null)" ""
-	has "db: the fallback signed with the db key is accepted" "$out" "fallback \\EFI\\debian\\vmlinuz.efi: signed by CN = efiresume-test-mok, which db accepts"
-	# a fallback signed by another key: warned
-	sbsign --key "$k/other.key" --cert "$k/other.crt" --output "$ESP/EFI/debian/vmlinuz.efi" "$TOP/build/seeds-writer-x64.efi" >/dev/null 2>&1
 	esl "$dbv" 39 "$k/mok.der"
-	out=$("$TOOL" install 2>&1 </dev/null)
-	has "db: a fallback signed by a key not in db is warned about" "$out" "warning: the fallback \\EFI\\debian\\vmlinuz.efi is signed by CN = someone-else, which does not lead to a certificate in db"
-
-	# --- db, the certificate not in db: refused with the command; --kek runs it
-	sbmachine
-	sbrefused "db, certificate not in db: the command to add it" "efi-updatevar -a -c $k/mok.crt -k KEK.key db" -- install --secure-boot=db "${KC[@]}"
-	out=$("$TOOL" install --secure-boot=db "${KC[@]}" 2>&1 </dev/null)
-	has "db, not in db: says the firmware would refuse it" "$out" "is not in the firmware's db (nor issued by a certificate there): the firmware would refuse efiresume; nothing was changed"
-	check "db, not in db: no efi-updatevar run" "$(cat "$M/efi-updatevar.log" 2>/dev/null)" ""
-	out=$("$TOOL" install --secure-boot=db "${KC[@]}" --kek="$k/other.key" 2>&1 </dev/null); rc=$?
-	check "db --kek: status" "$rc" 0
-	has "db --kek: efi-updatevar ran with the certificate and the KEK key" "$(cat "$M/efi-updatevar.log" 2>/dev/null)" "-a -c "
-	has "db --kek: ... the KEK key" "$(cat "$M/efi-updatevar.log" 2>/dev/null)" "-k $k/other.key db"
-	check "db --kek: installed, verifies" "$(sbverify --cert "$k/mok.crt" "$(D efiresume.efi)" >/dev/null 2>&1; echo $?)" 0
-	has "db --kek: status: db holds it" "$("$TOOL" status 2>&1)" "db:           holds the certificate"
+	sbterm() { # PASSPHRASE ARGS...: the tool on a terminal, PASSPHRASE typed
+		local p=$1 q= a
+		shift
+		for a in "$TOOL" "$@"; do q="$q $(printf '%q' "$a")"; done
+		printf '%s\n' "$p" | SHELL=/bin/bash script -qec "$q" /dev/null
+	}
+	before=$(snapshot)
+	out=$(sbterm wrong install --secure-boot=db --key="$k/mok-enc.key" --cert="$k/mok.crt" 2>&1); rc=$?
+	[ "$rc" != 0 ] && [ "$(snapshot)" = "$before" ] && ok "encrypted key, wrong passphrase (control): refused, nothing changed" || fail "encrypted key, wrong passphrase: rc $rc: $out"
+	has "encrypted key, wrong passphrase: sbsign's failure said" "$out" "sbsign could not sign"
+	out=$(sbterm secret install --secure-boot=db --key="$k/mok-enc.key" --cert="$k/mok.crt" 2>&1); rc=$?
+	check "encrypted key: install status (the passphrase typed at sbsign's prompt)" "$rc" 0
+	has "encrypted key: sbsign asked on the terminal" "$out" "Enter PEM pass phrase:"
+	check "encrypted key: efiresume.efi verifies" "$(sbverify --cert "$k/mok.crt" "$(D efiresume.efi)" >/dev/null 2>&1; echo $?)" 0
+	check "encrypted key: not recorded" "$(grep -c '^key=' "$M/state/state" 2>/dev/null)" 0
+	perl -pi -e 's/0~git/4~git/g' "$M/lib/efiresume-x64.efi"
+	out=$(sbterm secret update --key="$k/mok-enc.key" --cert="$k/mok.crt" 2>&1); rc=$?
+	check "encrypted key: update --key status" "$rc" 0
+	same_image "$(D efiresume.efi)" "$M/lib/efiresume-x64.efi" && ok "encrypted key: update --key signs the new binary" || fail "encrypted key: update --key: not the new binary: $out"
+	before=$(snapshot)
+	out=$(sbterm secret update --key="$k/mok-enc.key" --cert="$k/other.crt" 2>&1); rc=$?
+	[ "$rc" != 0 ] && [ "$(snapshot)" = "$before" ] && ok "encrypted key, another certificate: refused, nothing changed" || fail "encrypted key, another certificate: rc $rc: $out"
 
 	# --- installed unsigned, then Secure Boot turned on: update refuses, the binary stays
 	machine 64
 	"$TOOL" install >/dev/null 2>&1
+	e=$(ours)
+	# control: Secure Boot off, the hook sets BootNext (on-hibernate)
+	EFIRESUME_INSTALL=$TOOL "$HOOK" pre hibernate >/dev/null 2>&1
+	check "unsigned, Secure Boot off (control): the hook sets BootNext" "$(rdorder "$V/BootNext-$G")" "${e:-none}"
+	EFIRESUME_INSTALL=$TOOL "$HOOK" post hibernate >/dev/null 2>&1
 	printf '\006\000\000\000\001' >"$V/SecureBoot-$G"
+	out=$(EFIRESUME_INSTALL=$TOOL "$HOOK" pre hibernate 2>&1); rc=$?
+	check "unsigned, Secure Boot on: hook status 0" "$rc" 0
+	[ -e "$V/BootNext-$G" ] && fail "unsigned, Secure Boot on: the hook set BootNext" || ok "unsigned, Secure Boot on: the hook does not set BootNext"
+	has "unsigned, Secure Boot on: the hook says why" "$out" "Secure Boot is on and efiresume is installed without --secure-boot"
+	has "unsigned, Secure Boot on: ... BootNext not set" "$out" "BootNext not set"
+	EFIRESUME_INSTALL=$TOOL "$HOOK" post hibernate >/dev/null 2>&1
+	u16var "$V/BootNext-$G" "${e:-0000}"
+	out=$(EFIRESUME_INSTALL=$TOOL "$HOOK" pre hibernate 2>&1)
+	[ -e "$V/BootNext-$G" ] && fail "unsigned, Secure Boot on: a BootNext at efiresume left for the firmware to refuse" || ok "unsigned, Secure Boot on: a BootNext left at efiresume is deleted"
+	EFIRESUME_INSTALL=$TOOL "$HOOK" post hibernate >/dev/null 2>&1
 	head -c 71000 /dev/urandom >"$M/lib/efiresume-x64.efi"
 	before=$(snapshot)
 	out=$("$TOOL" update 2>&1 </dev/null); rc=$?

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Host-side reference of the kernel side of the Secure Boot contract v1 (what the
-patched kernel does when it writes an image), for uncompressed images only: reads the
-key from an OVMF VARS file (EfiresumeHibernationKey), walks the swap map of an image on
-a disk, writes the auth block at offset 512 of the swap header page with the tag
-HMAC-SHA256(K, "efiresume-swsusp" || auth[0:96] || image u64 || flags u32 || hw_sig u32 ||
-crc32 u32 || every stored page in stream order).
+"""Host-side reference of the kernel side of the Secure Boot contract v2
+(kernel-patch/6.12/README, "The contract (v2)"), for uncompressed images: reads the key
+from an OVMF VARS file (EfiresumeHibernationKey), walks the swap map of an image on a
+disk, encrypts every stream page in place with AES-256-GCM (python3-cryptography, keys by
+HKDF-SHA256), adds a tag page after every 256 pages (on free pages of the swap area, found
+from the swap header's last_page), writes a new map chain listing them, and writes the
+auth block v2 with the final HMAC at offset 512 of the swap header page.
   secboot-tag.py DISK SWAP_OFFSET VARS [KEY_SLOT_PHYS|auto]   prints the key id, the number of
-  stream pages and the key page; auto: a page between 64 and 128 MiB that is not in the image
+  stream pages and the key page; auto: a page between 96 and 128 MiB that is not in the image
   (free in the hibernated kernel), for the key page of the contract"""
-import hashlib, hmac, struct, sys
+import hashlib, hmac, os, struct, sys
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives import hashes
 
 
 PG = 4096
@@ -72,23 +76,65 @@ def main():
         slot = next(p for p in range(0x6000, 0x8000) if p not in pfns and p + 1 not in pfns and p - 1 not in pfns) * PG
     else:
         slot = int(slot_arg, 0)
+    def hkdf(salt, info):
+        return HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=info).derive(key)
     key_id = hmac.new(key, b"efiresume key id", hashlib.sha256).digest()[:8]
+    salt = os.urandom(32)
+    n = len(stream)
+    aes = AESGCM(hkdf(salt, b"efiresume v2 aes-256-gcm"))
+    k_mac = hkdf(salt, b"efiresume v2 hmac-sha256")
+    # free pages of the swap area for the tag pages and the new map chain, from its end
+    last_page, = struct.unpack_from("<I", hdr, 1028)
+    old_maps = []
+    m = first_map
+    while m:
+        old_maps.append(m)
+        m = struct.unpack_from("<Q", page(m), 511 * 8)[0]
+    used = set(stream) | set(old_maps) | {0}
+    free = (p for p in range(last_page, 0, -1) if p not in used)
+    groups = (n + 255) // 256
+    stored = []
+    tags = []
+    for i, s_page in enumerate(stream):
+        ct = aes.encrypt(struct.pack("<QI", i, 0), page(s_page), None)
+        f.seek(off + s_page * PG)
+        f.write(ct[:PG])
+        tags.append(ct[PG:])
+        stored.append(s_page)
+        if (i + 1) % 256 == 0 or i + 1 == n:
+            tp = next(free)
+            blob = b"".join(tags[len(tags) - ((i % 256) + 1):])
+            f.seek(off + tp * PG)
+            f.write(blob + bytes(PG - len(blob)))
+            stored.append(tp)
+    assert len(stored) == n + groups
+    nmaps = (len(stored) + 510) // 511
+    maps = [next(free) for _ in range(nmaps)]
+    for mi, mp in enumerate(maps):
+        ents = stored[mi * 511:(mi + 1) * 511]
+        data = struct.pack("<%dQ" % len(ents), *ents) + bytes(8 * (511 - len(ents)))
+        data += struct.pack("<Q", maps[mi + 1] if mi + 1 < nmaps else 0)
+        f.seek(off + mp * PG)
+        f.write(data)
+    struct.pack_into("<Q", hdr, 4064, maps[0])
     auth = bytearray(128)
     auth[0:8] = b"EFRHMAC1"
-    struct.pack_into("<IIQ", auth, 8, 1, 0, slot)
+    struct.pack_into("<IIQ", auth, 8, 2, 0, slot)
     auth[24:32] = key_id
     auth[32:48] = hdr[1036:1052]
     struct.pack_into("<Q", auth, 48, 0)
-    mac = hmac.new(key, b"efiresume-swsusp", hashlib.sha256)
+    auth[56:88] = salt
+    struct.pack_into("<Q", auth, 88, n)
+    mac = hmac.new(k_mac, b"efiresume-swsusp", hashlib.sha256)
+    for t in tags:
+        mac.update(t)
     mac.update(bytes(auth[:96]))
     mac.update(bytes(hdr[4064:4072]) + bytes(hdr[4072:4076]) + bytes(hdr[4056:4060]) + bytes(hdr[4060:4064]))
-    for s in stream:
-        mac.update(page(s))
     auth[96:128] = mac.digest()
     hdr[512:640] = auth
     f.seek(off)
     f.write(hdr)
     f.close()
-    print("%s %d 0x%x" % (key_id.hex(), len(stream), slot))
+    print("%s %d 0x%x" % (key_id.hex(), n, slot))
 
 main()

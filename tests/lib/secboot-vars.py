@@ -4,6 +4,7 @@
 without the firmware: edk2's authenticated variable format (VARIABLE_HEADER with StartId
 0x55AA, State VAR_ADDED = 0x3F for the live copy). Prints "attrs=0x%x size=%d" of the live
 record named NAME, or "absent".  secboot-vars.py VARS NAME [GUID]
+  secboot-vars.py VARS NAME --hex      the live record's data in hex (or "absent")
   secboot-vars.py VARS NAME --set1 V   overwrite the live record's one data byte with V (in
                                        place; e.g. SecureBootEnable 0: Secure Boot off with the
                                        same keys enrolled)

@@ -11,6 +11,7 @@
 #                              (QEMU_DRIVE replaces the disk's -drive, QEMU_SERIAL the
 #                              "-serial file:LOG", as for run_qemu)
 #   sb_var_attrs VARS NAME     "attrs=0x.. size=N" of the live variable NAME in the store, or "absent"
+#   sb_var_hex VARS NAME       its data in hex, or "absent"
 #   sb_new_vars_ia32 OUT       the same for 32-bit OVMF (OVMF32_CODE_4M.secboot.fd, run by run_qemu
 #                              ia32): Debian ships no enrolled OVMF32 store, so OVMF32_VARS_4M.fd gets
 #                              the snakeoil certificate as PK, KEK and db (the owner GUIDs of
@@ -58,6 +59,8 @@ sb_run_qemu() {
 sb_plain_vars() { cp /usr/share/OVMF/OVMF_VARS_4M.fd "$1"; }
 
 sb_var_attrs() { python3 "$TOP/tests/lib/secboot-vars.py" "$1" "$2"; }
+# sb_var_hex VARS NAME: the live variable's data in hex, or "absent"
+sb_var_hex() { python3 "$TOP/tests/lib/secboot-vars.py" "$1" "$2" --hex; }
 
 # OVMF_VARS_4M.snakeoil.fd's owners: PK EFI_GLOBAL_VARIABLE, KEK and db a0baa8a3-...
 SB_IA32_VARS_ARGS="--set-pk 8be4df61-93ca-11d2-aa0d-00e098032b8c $SB_CERT

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host tests for image/crc32.c, with zlib's crc32() and a bitwise reference as
- * oracles. */
+ * oracles. Every test runs three times: as er_crc32_le chooses (the 256-bit VPCLMULQDQ
+ * folding where the CPU and OS allow it), with the 128-bit PCLMULQDQ folding
+ * (er_crc32_no_avx) and on the table path forced (er_crc32_force_soft). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -171,14 +173,98 @@ static void test_page_sized(void **state)
 	free(pages);
 }
 
+/* every length 0..10000 (the start misaligned by len % 16), and 0..300 at each of 16
+ * misalignments: the folding path's 64-byte minimum, its 16-byte steps and the tail */
+static void test_every_length(void **state)
+{
+	(void)state;
+	enum { N = 10001 + 16 };
+	uint8_t *buf = malloc(N);
+	assert_non_null(buf);
+	rng_seed(24);
+	for (size_t i = 0; i < N; i++)
+		buf[i] = (uint8_t)rng();
+	for (size_t n = 0; n <= 10000; n++) {
+		uint32_t seed = (uint32_t)rng();
+		assert_int_equal(er_crc32_zlib(seed, buf + n % 16, n), zcrc(seed, buf + n % 16, n));
+	}
+	for (size_t mis = 0; mis < 16; mis++)
+		for (size_t n = 0; n <= 300; n++)
+			assert_int_equal(er_crc32_le(0, buf + mis, n), ~zcrc(0xFFFFFFFFu, buf + mis, n));
+	free(buf);
+}
+
+/* the two paths agree, on the same inputs (checked here whatever the path set up) */
+static void test_paths_agree(void **state)
+{
+	(void)state;
+	uint8_t *buf = malloc(70000);
+	assert_non_null(buf);
+	if (!er_crc32_hw_available()) {
+		print_message("no PCLMULQDQ here: one path only\n");
+		free(buf);
+		skip();
+	}
+	rng_seed(25);
+	for (size_t i = 0; i < 70000; i++)
+		buf[i] = (uint8_t)rng();
+	for (int it = 0; it < 2000; it++) {
+		size_t n = rng_below(it < 1000 ? 1000 : 65536), off = rng_below(70000 - n + 1);
+		uint32_t seed = (uint32_t)rng(), a, b, c;
+		er_crc32_force_soft(false);
+		er_crc32_no_avx(false);
+		a = er_crc32_le(seed, buf + off, n);
+		er_crc32_no_avx(true);
+		b = er_crc32_le(seed, buf + off, n);
+		er_crc32_force_soft(true);
+		c = er_crc32_le(seed, buf + off, n);
+		assert_int_equal(a, c);
+		assert_int_equal(b, c);
+	}
+	er_crc32_force_soft(false);
+	er_crc32_no_avx(false);
+	free(buf);
+}
+
+static int path_auto(void **state)
+{
+	(void)state;
+	er_crc32_force_soft(false);
+	er_crc32_no_avx(false);
+	return 0;
+}
+
+static int path_clmul128(void **state)
+{
+	(void)state;
+	er_crc32_force_soft(false);
+	er_crc32_no_avx(true);
+	return 0;
+}
+
+static int path_tables(void **state)
+{
+	(void)state;
+	er_crc32_force_soft(true);
+	return 0;
+}
+
+#define PATHS(t) cmocka_unit_test_setup_teardown(t, path_auto, path_auto), \
+		cmocka_unit_test_setup_teardown(t, path_clmul128, path_auto), \
+		cmocka_unit_test_setup_teardown(t, path_tables, path_auto)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_known_vectors),
-		cmocka_unit_test(test_vs_zlib_random),
-		cmocka_unit_test(test_chaining),
-		cmocka_unit_test(test_page_sized),
-		cmocka_unit_test(test_combine),
+		PATHS(test_known_vectors),
+		PATHS(test_vs_zlib_random),
+		PATHS(test_chaining),
+		PATHS(test_page_sized),
+		PATHS(test_combine),
+		PATHS(test_every_length),
+		cmocka_unit_test(test_paths_agree),
 	};
+	print_message("PCLMULQDQ path: %s, VPCLMULQDQ (AVX2) path: %s\n", er_crc32_hw_available() ? "yes" : "no",
+		      er_crc32_avx_available() ? "yes" : "no");
 	return cmocka_run_group_tests_name("crc32", tests, NULL, NULL);
 }

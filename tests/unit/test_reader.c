@@ -574,7 +574,7 @@ static void run_reader(struct image *im, const struct opts *o, struct run *run)
 		io = malloc(io_pages * PS);
 		unc = malloc(ER_CHUNK_BYTES);
 		pfns = malloc((run->img.pfn_cap ? run->img.pfn_cap : 1) * sizeof(uint64_t));
-		struct er_stream_buffers b = { io, io_pages, unc, pfns, NULL };
+		struct er_stream_buffers b = { io, io_pages, unc, pfns, NULL, NULL };
 		struct er_sink sink = { .ctx = &run->rec, .plan = rec_plan, .page = rec_page };
 		if (run->rec.use_dest) {
 			sink.dest = rec_dest;
@@ -1603,7 +1603,7 @@ static void t_api_misuse(void **state)
 	assert_int_equal(er_image_open(&img, &src, pg, &err), ER_OK);
 	uint64_t *pfns = malloc(img.pfn_cap * sizeof(uint64_t));
 	/* stream before the map was loaded */
-	struct er_stream_buffers b = { io, 2 * ER_CHUNK_STORED_PAGES_MAX, unc, pfns, NULL };
+	struct er_stream_buffers b = { io, 2 * ER_CHUNK_STORED_PAGES_MAX, unc, pfns, NULL, NULL };
 	assert_int_equal(er_image_stream(&img, &src, &b, NULL, &err), ER_R_MAP);
 	uint8_t *map = malloc(img.map_pages_max * PS);
 	assert_int_equal(er_image_load_map(&img, &src, map, img.map_pages_max, &err), ER_OK);
