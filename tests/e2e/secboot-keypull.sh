@@ -168,7 +168,7 @@ if [ "$case" != unpatched ]; then
 	clean_log "$L" | grep -a "^BdsDxe: " | sed 's/^/  firmware: /'
 fi
 a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKey)
-kh=$(python3 "$TOP/tests/lib/secboot-vars.py" "$d/vars.fd" EfiresumeHibernationKey --hex)
+kh=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKey)
 if [ "$a" = "attrs=0x3 size=32" ] && [[ $kh =~ ^[0-9a-f]{64}$ ]]; then
 	echo "  ok: K in the variable store after the run ($a, begins ${kh:0:8})"
 else

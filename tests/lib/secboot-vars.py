@@ -8,8 +8,7 @@ record named NAME, or "absent".  secboot-vars.py VARS NAME [GUID]
   secboot-vars.py VARS NAME --set1 V   overwrite the live record's one data byte with V (in
                                        place; e.g. SecureBootEnable 0: Secure Boot off with the
                                        same keys enrolled)
-  secboot-vars.py VARS NAME --hex      the live record's data in hex (e.g. the hibernation key,
-                                       tests/e2e/secboot-keypull.sh), or "absent"."""
+Importable (tests/lib/keypull.py uses records()): main() runs only as a program."""
 import struct, sys, uuid
 
 def records(blob):
