@@ -7,7 +7,8 @@ record named NAME, or "absent".  secboot-vars.py VARS NAME [GUID]
   secboot-vars.py VARS NAME --hex      the live record's data in hex (or "absent")
   secboot-vars.py VARS NAME --set1 V   overwrite the live record's one data byte with V (in
                                        place; e.g. SecureBootEnable 0: Secure Boot off with the
-                                       same keys enrolled)"""
+                                       same keys enrolled)
+Importable (tests/lib/keypull.py uses records()): main() runs only as a program."""
 import struct, sys, uuid
 
 def records(blob):
@@ -50,4 +51,5 @@ def main():
     else:
         print("attrs=0x%x size=%d" % (live[-1][1], live[-1][4]))
 
-main()
+if __name__ == "__main__":
+    main()

@@ -8,7 +8,8 @@
 #                              already there, e.g. Debian's on a kernel, is removed first)
 #   sb_new_vars OUT            fresh copy of the snakeoil variable store
 #   sb_run_qemu DISK VARS LOG TIMEOUT [qemu args]   x64 only; returns QEMU's status
-#                              (QEMU_DRIVE replaces the disk's -drive, as for run_qemu)
+#                              (QEMU_DRIVE replaces the disk's -drive, QEMU_SERIAL the
+#                              "-serial file:LOG", as for run_qemu)
 #   sb_var_attrs VARS NAME     "attrs=0x.. size=N" of the live variable NAME in the store, or "absent"
 #   sb_var_hex VARS NAME       its data in hex, or "absent"
 #   sb_new_vars_ia32 OUT       the same for 32-bit OVMF (OVMF32_CODE_4M.secboot.fd, run by run_qemu
@@ -54,7 +55,7 @@ sb_run_qemu() {
 		-drive if=pflash,format=raw,unit=0,readonly=on,file="$SB_CODE" \
 		-drive if=pflash,format=raw,unit=1,file="$vars" \
 		${QEMU_DRIVE:--drive file="$disk",format=raw,if=virtio,cache=unsafe} \
-		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
+		-nic none ${QEMU_SERIAL:--serial file:$log} -display none -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@"
 }
 
