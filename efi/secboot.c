@@ -47,6 +47,16 @@ EFI_STATUS er_keyvar_delete(UINT32 attr)
 	return er_set_variable(ER_KEY_VAR, &er_vendor_guid, attr ? attr : ER_VAR_NV_BS, NULL, 0);
 }
 
+void er_keyvar_scrub(void)
+{
+	/* 124 characters + NUL (250 bytes): more than a key variable's name (52 bytes at most)
+	 * and its 32 bytes of data, which follow the name in that buffer */
+	static const CHAR16 scrub[] = L"EfiresumeScrubEfiresumeScrubEfiresumeScrubEfiresumeScrubEfiresumeScrub"
+				      L"EfiresumeScrubEfiresumeScrubEfiresumeScrubEfiresumeScr";
+	/* absent: EFI_NOT_FOUND, nothing written to the flash */
+	RT->SetVariable((CHAR16 *)scrub, (EFI_GUID *)&er_vendor_guid, ER_VAR_NV_BS, 0, NULL);
+}
+
 BOOLEAN er_keyvar_v1_delete(void)
 {
 	UINT8 buf[64];

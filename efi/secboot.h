@@ -35,6 +35,11 @@ EFI_STATUS er_keyvar_write(const UINT8 key[ER_KEYVAR_LEN]);
 EFI_STATUS er_keyvar_delete(UINT32 attr);
 /* The v1 key variable deleted when it is there: TRUE when it was. */
 BOOLEAN er_keyvar_v1_delete(void);
+/* After the last Get/SetVariable that carried a key: edk2's SMM variable driver passes the
+ * name and the data of every variable call through one buffer of EfiRuntimeServicesData,
+ * which the OS keeps and efiresume's wipes do not reach; a SetVariable that deletes an absent
+ * variable whose name is longer than any key call's name and data overwrites that span. */
+void er_keyvar_scrub(void);
 
 /* The key protocol (EFIRESUME_KEY_PROTOCOL_GUID be983519-3afd-433d-90fb-7a58c1b94317), as
  * the firmware and the kernel's EFI stub see it. */

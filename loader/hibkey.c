@@ -41,6 +41,7 @@ void er_hibkey_open(struct er_hibkey *k)
 			if (!EFI_ERROR(er_keyvar_delete(attr)))
 				log_info(L"Secure Boot is off: %s deleted (an image written with it can no longer be resumed)\n",
 					 ER_KEY_VAR);
+			er_keyvar_scrub();
 		}
 		return;
 	}
@@ -74,6 +75,8 @@ void er_hibkey_open(struct er_hibkey *k)
 			 k->have_prev ? L"; the previous one verifies this boot's image only" : L"");
 	}
 	er_wipe(key, sizeof(key));
+	/* the firmware's own copy of the last key it carried (its variable buffer) */
+	er_keyvar_scrub();
 	if (!k->have_next) {
 		/* the previous key would stay valid in the variable: an image it verifies could be
 		 * resumed in a later boot, over whatever this boot writes */

@@ -6,7 +6,7 @@
 # efiresume as the removable-media loader. tests/lib/keypull.py watch reads the guest's console
 # from a socket and, the moment a chosen line shows up, stops the guest over QMP (unix socket)
 # and dumps every RAM block (dump-guest-memory, paging off: above 4 GiB too; SMRAM is not in it,
-# as for the OS); after the run every value EfiresumeHibernationKey holds or held in the VARS
+# as for the OS); after the run every value EfiresumeHibernationKeyV2 (and v1's EfiresumeHibernationKey) holds or held in the VARS
 # file (the live K and deleted records: tests/lib/secboot-vars.py's parser) is searched in each
 # dump, and every key table header ("EFRK", version 1 or 2) reported: offsets, guest-physical
 # addresses, EFI memory types (from the kernel's efi=debug map), and what surrounds each copy
@@ -167,12 +167,14 @@ if [ "$case" != unpatched ]; then
 	expect "$L" "BdsDxe: No bootable option or device was found" "the firmware went on to its boot menu" || ok=1
 	clean_log "$L" | grep -a "^BdsDxe: " | sed 's/^/  firmware: /'
 fi
-a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKey)
-kh=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKey)
+kvar=EfiresumeHibernationKeyV2
+[ "$ctl" != old ] || kvar=EfiresumeHibernationKey   # contract v1's variable
+a=$(sb_var_attrs "$d/vars.fd" $kvar)
+kh=$(sb_var_hex "$d/vars.fd" $kvar)
 if [ "$a" = "attrs=0x3 size=32" ] && [[ $kh =~ ^[0-9a-f]{64}$ ]]; then
 	echo "  ok: K in the variable store after the run ($a, begins ${kh:0:8})"
 else
-	echo "  WRONG: EfiresumeHibernationKey in the VARS file: $a: nothing to search for"; ok=1
+	echo "  WRONG: $kvar in the VARS file: $a: nothing to search for"; ok=1
 fi
 # shellcheck disable=SC2154  # keys, k, table ... are set by the eval of the RESULT line
 for p in "${dumps[@]}"; do

@@ -44,7 +44,9 @@ import importlib.util, json, os, re, socket, struct, sys, time, uuid
 
 sys.dont_write_bytecode = True   # secboot-vars.py is loaded from the tree: no __pycache__ there
 
-NAME = "EfiresumeHibernationKey\0".encode("utf-16-le")
+# the key variables: contract v2's, and v1's (an older efiresume: the controls)
+KEY_VARS = ("EfiresumeHibernationKeyV2", "EfiresumeHibernationKey")
+NAMES = [(n + "\0").encode("utf-16-le") for n in KEY_VARS]
 VENDOR = uuid.UUID("338ebdff-5bf8-4971-8760-45caada2d435")
 # gEfiSmmVariableProtocolGuid: the SMM_COMMUNICATE_HEADER of edk2's variable calls
 # (VariableSmmRuntimeDxe: GetVariable/SetVariable copy the name and the data into one buffer of
@@ -62,7 +64,7 @@ def store_keys(vars_path):
     blob = open(vars_path, "rb").read()
     keys, seen = [], set()
     for state, _, name, guid, size, off in sv.records(blob):
-        if name != "EfiresumeHibernationKey" or guid != VENDOR or size != 32:
+        if name not in KEY_VARS or guid != VENDOR or size != 32:
             continue
         k = bytes(blob[off:off + 32])
         keys.append(("live" if state == 0x3F else "deleted", k))
@@ -228,7 +230,7 @@ def search(dump, vars_path, log=None):
                 kind = "table"
             elif SMM_VARIABLE_GUID in blob[max(0, i - 160):i]:
                 kind = "commbuf"
-            elif blob[i - len(NAME):i] == NAME:
+            elif any(blob[i - len(n):i] == n for n in NAMES):
                 kind = "varrec"
             else:
                 kind = "other"
@@ -262,7 +264,7 @@ def search(dump, vars_path, log=None):
         efrk_k += st is not None
         print("  key table header \"EFRK\" version %d at %s: key field %s" % (version, fmt(i), what))
 
-    names = len(re.findall(re.escape(NAME), blob))
+    names = sum(len(re.findall(re.escape(n), blob)) for n in NAMES)
     print("  the UTF-16 name EfiresumeHibernationKey: %d time(s)" % names)
     for line in found:
         print(line)
