@@ -33,6 +33,8 @@
 #     tree, signed the same way (cached in $CACHE/keypull-old-<commit>). The control must FAIL
 #     (K found): it shows the search finds a key that is there. K is whatever the variable holds
 #     after the boot.
+#     KP_CONTROL=noscrub: efiresume built from this tree (git archive of HEAD) without the
+#     scrub of the firmware's variable buffer (loader/hibkey.c er_keyvar_scrub): nofallback fails
 #     KP_CONTROL=nowipe: efiresume built from this tree (git archive of HEAD) with the wipe of
 #     this boot's key in er_hibkey_forget() (loader/hibkey.c: take_key, ExitBootServices, the
 #     return to the firmware) taken out: must FAIL too, or the dump cannot see a forgotten wipe.
@@ -77,8 +79,17 @@ elif [ "$ctl" = nowipe ]; then
 	make -s -C "$d/ctl" -j2 sign KEY="$key" CERT="$SB_CERT" > "$d/ctl.log" 2>&1 || { tail "$d/ctl.log"; die "control build failed"; }
 	EFI=$d/ctl/build/efiresume-x64.signed.efi
 	echo "  control: efiresume of HEAD with er_hibkey_forget()'s wipe of this boot's key taken out"
+elif [ "$ctl" = noscrub ]; then
+	mkdir -p "$d/ctl"
+	git -C "$TOP" archive HEAD | tar -x -C "$d/ctl"
+	sed -i 's|^\(\s*\)er_keyvar_scrub();|\1/* control: not scrubbed */|' "$d/ctl/loader/hibkey.c"
+	[ "$(grep -c '/\* control: not scrubbed \*/' "$d/ctl/loader/hibkey.c")" = 2 ] ||
+		die "KP_CONTROL=noscrub: the two scrubs to take out were not found in loader/hibkey.c"
+	make -s -C "$d/ctl" -j2 sign KEY="$key" CERT="$SB_CERT" > "$d/ctl.log" 2>&1 || { tail "$d/ctl.log"; die "control build failed"; }
+	EFI=$d/ctl/build/efiresume-x64.signed.efi
+	echo "  control: efiresume of HEAD without er_keyvar_scrub() (the firmware's variable buffer keeps the last key)"
 elif [ -n "$ctl" ]; then
-	die "KP_CONTROL: old, nowipe or nothing"
+	die "KP_CONTROL: old, nowipe, noscrub or nothing"
 else
 	make -s -C "$TOP" sign KEY="$key" CERT="$SB_CERT" >/dev/null 2>&1 || { echo "  make sign failed"; exit 1; }
 	EFI=$BUILD/efiresume-x64.signed.efi
