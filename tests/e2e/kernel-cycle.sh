@@ -148,8 +148,14 @@ while [ $n -lt "${rounds:-1}" ]; do
 	echo "KTEST: hibernating (round $n)"
 	if echo disk > /sys/power/state; then
 		echo "KTEST: resumed (round $n) token=$token"
-		# root reads the swap device the image was on: is the token there in clear?
+		# root reads the swap device the image was on: is the token there in clear? (with swap
+		# off while it reads: reading the whole device fills the page cache, and the memory
+		# pressure would swap this shell out, in clear: the image is encrypted, ordinary
+		# swapping is not; the cache is dropped before the next hibernation for the same reason)
+		swapoff /dev/vda2
 		if grep -qF "$token" /dev/vda2; then echo "KTEST: swap search: token FOUND on /dev/vda2"; else echo "KTEST: swap search: token not found on /dev/vda2"; fi
+		echo 1 > /proc/sys/vm/drop_caches
+		swapon /dev/vda2 || echo "KTEST: swapon after the search failed"
 		echo "KTEST: disk after resume: $(cat /sys/power/disk)"
 		echo "KTEST: lockdown after resume: $(cat /sys/kernel/security/lockdown)"
 	else
