@@ -14,6 +14,30 @@ static inline void er_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *
 	__asm__ __volatile__("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
 }
 
+/* CPUID.1 has every bit of ecx_bits in ECX and of edx_bits in EDX, and SSE instructions run
+ * (in the EFI build: CR4.OSFXSR, which the firmware sets; without it they fault with #UD).
+ * The one probe of the SIMD paths (AES-NI, PCLMULQDQ, ...). */
+static inline bool er_cpu_has_sse_features(uint32_t ecx_bits, uint32_t edx_bits)
+{
+	uint32_t a, b, c, d;
+
+	er_cpuid(0, 0, &a, &b, &c, &d);
+	if (a < 1)
+		return false;
+	er_cpuid(1, 0, &a, &b, &c, &d);
+	if ((c & ecx_bits) != ecx_bits || (d & edx_bits) != edx_bits)
+		return false;
+#ifdef EFIRESUME_EFI
+	{
+		unsigned long cr4;
+		__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+		if (!(cr4 & (1ul << 9)))
+			return false;
+	}
+#endif
+	return true;
+}
+
 static inline bool er_cpu_is_intel(void)
 {
 	uint32_t a, b, c, d;

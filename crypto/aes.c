@@ -592,24 +592,7 @@ AESNI_FN void ni_clear(void)
 bool er_aes_hw_available(void)
 {
 #if ER_HAVE_AESNI_CODE
-	uint32_t a, b, c, d;
-
-	er_cpuid(0, 0, &a, &b, &c, &d);
-	if (a < 1)
-		return false;
-	er_cpuid(1, 0, &a, &b, &c, &d);
-	if (!(c & (1u << 25)) || !(d & (1u << 26)) || !(d & (1u << 24)))   /* AES, SSE2, FXSR */
-		return false;
-#ifdef EFIRESUME_EFI
-	{
-		/* SSE instructions fault (#UD) unless the firmware set CR4.OSFXSR */
-		unsigned long cr4;
-		__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
-		if (!(cr4 & (1ul << 9)))
-			return false;
-	}
-#endif
-	return true;
+	return er_cpu_has_sse_features(1u << 25, (1u << 26) | (1u << 24));   /* AES; SSE2, FXSR */
 #else
 	return false;
 #endif

@@ -425,24 +425,7 @@ NI_FN __attribute__((noinline)) void gcm_ni_keys(struct er_gcm *g)
  * EFI build CR4.OSFXSR (SSE enabled by the firmware) */
 static bool gcm_ni_probe(void)
 {
-	uint32_t a, b, c, d;
-
-	er_cpuid(0, 0, &a, &b, &c, &d);
-	if (a < 1)
-		return false;
-	er_cpuid(1, 0, &a, &b, &c, &d);
-	if (!(c & (1u << 25)) || !(c & (1u << 1)) || !(c & (1u << 9)) || !(c & (1u << 19)) ||
-	    !(d & (1u << 26)) || !(d & (1u << 24)))
-		return false;
-#ifdef EFIRESUME_EFI
-	{
-		unsigned long cr4;
-		__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
-		if (!(cr4 & (1ul << 9)))
-			return false;
-	}
-#endif
-	return true;
+	return er_cpu_has_sse_features((1u << 25) | (1u << 1) | (1u << 9) | (1u << 19), (1u << 26) | (1u << 24));
 }
 
 /* the stack the hardware path used (compiler spills of keystream or GHASH state),

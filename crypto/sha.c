@@ -201,22 +201,11 @@ static bool sha_ni_probe(void)
 	er_cpuid(0, 0, &max, &b, &c, &d);
 	if (max < 7)
 		return false;
-	er_cpuid(1, 0, &a, &b, &c, &d);
-	/* SSE2, FXSR; SSSE3, SSE4.1 */
-	if (!(d & (1u << 26)) || !(d & (1u << 24)) || !(c & (1u << 9)) || !(c & (1u << 19)))
-		return false;
 	er_cpuid(7, 0, &a, &b, &c, &d);
 	if (!(b & (1u << 29)))                 /* SHA */
 		return false;
-#ifdef EFIRESUME_EFI
-	{
-		unsigned long cr4;
-		__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
-		if (!(cr4 & (1ul << 9)))        /* OSFXSR: SSE enabled */
-			return false;
-	}
-#endif
-	return true;
+	/* SSSE3, SSE4.1; SSE2, FXSR; SSE enabled */
+	return er_cpu_has_sse_features((1u << 9) | (1u << 19), (1u << 26) | (1u << 24));
 }
 #else
 #define ER_HAVE_SHANI_CODE 0
