@@ -8,7 +8,8 @@
 #     HMAC-SHA256 of 4 KiB pages vs OpenSSL, CRC32 of 4 KiB pages vs zlib; Argon2id vs libargon2).
 #  4. (tests/bench-luks.sh) unlocking a default-shape Argon2id LUKS2 keyslot in firmware
 #     (QEMU) vs cryptsetup on the host.
-#  5. the Secure Boot tag's cost: the patched kernel tagged vs untagged, efiresume's verify share.
+#  5. Secure Boot's encrypted images: the patched kernel with the key vs without, efiresume's
+#     total for an encrypted vs a plain image of the same system.
 #  3. (tests/bench-debian.sh) on a real Debian 12 and 13 system: efiresume through BootNext vs
 #     initramfs-tools' resume, same system, same kind of image; and Debian 13's encrypted
 #     LVM layout (the passphrase asked by efiresume vs by the initramfs, the unlock's share).
@@ -115,15 +116,15 @@ echo
 echo "== LUKS2 unlock (argon2id, 1 GiB): efiresume in firmware vs cryptsetup"
 "$TOP/tests/bench-luks.sh"
 
-# 5. the Secure Boot tag's cost (issue 17), with the patched 6.12 test kernel (built and cached
-#    by make kernel when absent): BENCH_RUNS hibernations of one system with the key (Secure
-#    Boot on, lockdown=confidentiality: the image tagged) and as many without it (the same
-#    variable store with Secure Boot off: no key, no lockdown, untagged), same kernel, disk and
-#    run; in the kernel, printk time from "Wrote" to S5 and from "Creating image" to S5; each
-#    image then resumed by efiresume: its own total (start to hand-off), with the tag check
-#    (HMAC-SHA256 over the header, the PFN map and every page) and without
+# 5. the price of Secure Boot's encrypted images (contract v2), with the patched 6.12 test
+#    kernel (built and cached by make kernel when absent): BENCH_RUNS hibernations of one
+#    system with the key (Secure Boot on, lockdown=confidentiality: the image encrypted and
+#    authenticated) and as many without it (the same variable store with Secure Boot off: no
+#    key, no lockdown, a plain image), same kernel, disk and run; in the kernel, printk time
+#    from "Wrote" to S5 and from "Creating image" to S5; each image then resumed by efiresume:
+#    its own total (start to hand-off), decrypting and verifying every page, or not
 echo
-echo "== the Secure Boot tag's cost (kernel-patch/6.12): tagged vs untagged, hibernation and efiresume's resume"
+echo "== Secure Boot's encrypted images (kernel-patch/6.12, contract v2): encrypted vs plain, hibernation and efiresume's resume"
 make -s -C "$TOP" kernel >/dev/null
 COST_RUNS=$RUNS "$TOP/tests/e2e/kernel-cycle.sh" cost | grep -E '^  (key|none)( run|:)|kernel-cycle cost:' |
-	sed -e 's/^  key/  with the key (tagged)/' -e 's/^  none/  without (untagged)  /'
+	sed -e 's/^  key/  with the key (encrypted)/' -e 's/^  none/  without (plain)      /'
