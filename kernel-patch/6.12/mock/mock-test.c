@@ -245,9 +245,8 @@ int main(int argc, char **argv)
 	CHECK(hibernation_key_present(), "the key stays until finish");
 	for (int i = 0; i < NPAGES; i++)
 		fill(stream[i], 4096, 10 + i);
-	memcpy(stream[0], "Linux", 6);				/* swsusp_info: utsname.sysname */
-	memset(stream[0] + 424, 0, 8);
 	*(u64 *)(stream[0] + 424) = NPAGES;			/* swsusp_info.pages */
+	*(u64 *)(stream[0] + 432) = NPAGES * 4096ULL;		/* swsusp_info.size */
 	for (int i = 0; i < NPAGES && !ret; i++) {
 		void *tags;
 		ret = hibernation_enc_page(e, stream[i], &out);
