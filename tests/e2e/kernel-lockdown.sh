@@ -18,18 +18,26 @@
 #   kernel-lockdown.sh kexec       as key, but the guest first calls kexec_file_load() on the
 #                                  bzImage: the key is wiped (logged), hibernation refused
 #   kernel-lockdown.sh kexec-control  the same guest without the call: the image is written
+#   kernel-lockdown.sh key-lzo     as key with the default compressor (LZO): the compressed
+#                                  chunks' pages are the stream; verify-tag.py verifies it
+#   kernel-lockdown.sh hybrid      as key in hybrid-sleep mode (/sys/power/disk suspend) with an
+#                                  RTC wake alarm: the image is written, the guest suspends to
+#                                  idle, wakes, swsusp_unmark() puts SWAPSPACE2 back and zeroes
+#                                  the auth block; the key is spent: a second hibernation is
+#                                  refused; the signature written back does not revive the image
 # Every case with a key checks that the serial log never shows the key id (nor the key).
 # env KERNEL_BZIMAGE: use this bzImage instead of tests/lib/kernel-build.sh's.
 set -euo pipefail
 . "$(dirname "$0")/../lib/harness.sh"
-case=${1:?case: nokey integrity nolockdown key kexec kexec-control}
+case=${1:?case: nokey integrity nolockdown key kexec kexec-control key-lzo hybrid}
 bz=${KERNEL_BZIMAGE:-$("$TOP/tests/lib/kernel-build.sh")}
 dir=$(scratch "kernel-lockdown-$case")
 here=$TOP/tests/e2e/kernel
 KEYHEX=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 start=$(date +%s)
 
-kexec=none
+kexec=none mode=reboot
+[ $case != hybrid ] || mode=suspend
 case $case in
 kexec) kexec=call ;;
 kexec-control) kexec=nocall ;;
@@ -55,11 +63,20 @@ echo "KTEST: state: \$(cat /sys/power/state)"
 mkswap /dev/vda2 >/dev/null && swapon /dev/vda2 || echo "KTEST: swap failed"
 cat /sys/class/block/vda2/dev > /sys/power/resume
 echo "KTEST: resume device: \$(cat /sys/power/resume)"
-if echo reboot > /sys/power/disk; then echo "KTEST: mode reboot set"; else echo "KTEST: mode refused"; fi
+if echo $mode > /sys/power/disk; then echo "KTEST: mode $mode set"; else echo "KTEST: mode refused"; fi
+if [ $mode = suspend ]; then
+	# hybrid sleep: the image is written, then suspend to idle until this alarm
+	echo 0 > /sys/class/rtc/rtc0/wakealarm
+	echo +\${KTEST_ALARM:-25} > /sys/class/rtc/rtc0/wakealarm && echo "KTEST: wake alarm set"
+fi
 if echo disk > /sys/power/state; then
 	echo "KTEST: hibernate returned"
 else
 	echo "KTEST: hibernate refused"
+fi
+if [ $mode = suspend ]; then
+	echo "KTEST: disk after wake: \$(cat /sys/power/disk)"
+	if echo disk > /sys/power/state; then echo "KTEST: second hibernate returned"; else echo "KTEST: second hibernate refused"; fi
 fi
 dmesg | grep -i "hibernation key\|lockdown\|efiresume" | sed 's/^/KTEST: dmesg: /'
 reboot -f
@@ -71,7 +88,8 @@ case $case in
 nokey) args="$args lockdown=confidentiality" ;;
 integrity) args="$args lockdown=integrity"; key=1 ;;
 nolockdown) ;;
-key|kexec|kexec-control) args="$args lockdown=confidentiality"; key=1 ;;
+key|kexec|kexec-control|hybrid) args="$args lockdown=confidentiality"; key=1 ;;
+key-lzo) args="${args/ hibernate=nocompress/} lockdown=confidentiality"; key=1 ;;
 *) die "unknown case $case" ;;
 esac
 
@@ -197,7 +215,7 @@ nolockdown)
 	if [ $trc = 0 ]; then echo "  ok: control: the token the guest held IS on the swap partition (plain image)"
 	else echo "  WRONG: the token is not found in a plain image (the search cannot succeed)"; ok=1; fi
 	;;
-key|kexec-control)
+key|kexec-control|key-lzo)
 	expect "$log" 'keyinject: key protocol installed: Success' "key protocol installed" || ok=1
 	expect "$log" 'efiresume key taken' "the EFI stub took the key" || ok=1
 	expect "$log" 'hibernation key: received from efiresume' "key received" || ok=1
@@ -223,13 +241,43 @@ key|kexec-control)
 	trc=0; token_on_disk || trc=$?
 	if [ $trc = 1 ]; then echo "  ok: the token the guest held is NOT on the swap partition (encrypted)"
 	else echo "  WRONG: the token is on the swap partition (or missing from the log)"; ok=1; fi
-	# and the decrypted stream does hold it (the image is the guest's memory)
+	# and the decrypted stream does hold it (the image is the guest's memory; uncompressed)
 	tok=$(clean_log "$log" | sed -n 's/^KTEST: token \([0-9a-f]\{64\}\)$/\1/p' | head -1)
-	if [ -n "$tok" ] && grep -aqF "$tok" "$dir/stream.bin"; then
+	if [ $case = key-lzo ]; then
+		flags=$(od -An -tu4 -j $(( $(swap_offset) + 4072 )) -N4 "$dir/disk.img" | tr -d ' ')
+		# LZO: neither SF_NOCOMPRESS_MODE (2) nor SF_COMPRESSION_ALG_LZ4 (16); SF_CRC32_MODE (4)
+		if [ $(( flags & 18 )) = 0 ] && [ $(( flags & 4 )) != 0 ]; then echo "  ok: an LZO image with CRC32 (flags 0x$(printf %x $flags))"
+		else echo "  WRONG: not an LZO image (flags $flags)"; ok=1; fi
+	elif [ -n "$tok" ] && grep -aqF "$tok" "$dir/stream.bin"; then
 		echo "  ok: the decrypted stream holds the token"
 	else
 		echo "  WRONG: the decrypted stream does not hold the token"; ok=1
 	fi
+	;;
+hybrid)
+	expect "$log" 'hibernation key: kept \(lockdown: confidentiality\)' "key kept" || ok=1
+	expect "$log" '^KTEST: wake alarm set' "wake alarm set" || ok=1
+	expect "$log" 'hibernation key: image encrypted and authenticated' "image written, encrypted" || ok=1
+	expect "$log" '^KTEST: hibernate returned$' "woke up: hibernate returned" || ok=1
+	expect "$log" '^KTEST: disk after wake: \[disabled\]$' "key spent: [disabled] after the wake" || ok=1
+	expect "$log" '^KTEST: second hibernate refused$' "second hibernation refused" || ok=1
+	no_key_in_log || ok=1
+	sig=$(swap_sig "$dir/disk.img")
+	if [ "$sig" = SWAPSPACE2 ]; then echo "  ok: swap signature $sig put back"; else echo "  WRONG: swap signature '$sig'"; ok=1; fi
+	if [ "$(dd if="$dir/disk.img" bs=1 skip=$(( $(swap_offset) + 512 )) count=128 status=none | tr -d '\0' | wc -c)" = 0 ]; then
+		echo "  ok: the auth block is zero"
+	else
+		echo "  WRONG: the auth block is not zero"; ok=1
+	fi
+	# the attacker's move: the 10 signature bytes written back; verify-tag.py must refuse
+	cp "$dir/disk.img" "$dir/revived.img"
+	set_swap_sig "$dir/revived.img" S1SUSPEND
+	if python3 "$here/verify-tag.py" "$dir/revived.img" "$(swap_offset)" "$KEYHEX" > "$dir/revived.txt"; then
+		echo "  WRONG: the image revived by its signature verifies"; ok=1
+	else
+		echo "  ok: signature written back: refused ($(grep -m1 WRONG "$dir/revived.txt" | sed 's/^ *//'))"
+	fi
+	rm -f "$dir/revived.img"
 	;;
 esac
 echo "  time $(( $(date +%s) - start )) s"
