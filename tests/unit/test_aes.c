@@ -17,19 +17,9 @@
 #include "crypto/aes.h"
 #include "image/freestanding.h"
 
-#include "codec_data.h"   /* the seeded generator */
+#include "codec_data.h"
+#include "unhex.h"      /* hex test vectors */   /* the seeded generator */
 
-static size_t unhex(const char *h, uint8_t *out, size_t max)
-{
-	size_t n = strlen(h) / 2;
-	assert_true(n <= max);
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
 
 /* OpenSSL's XTS on one data unit, tweak = plain64(sector) */
 static void ossl_xts(bool enc, const uint8_t *key, size_t keylen, uint64_t sector,

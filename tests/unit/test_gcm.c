@@ -20,19 +20,9 @@
 #include "crypto/gcm.h"
 #include "image/freestanding.h"
 
-#include "codec_data.h"   /* the seeded generator */
+#include "codec_data.h"
+#include "unhex.h"      /* hex test vectors */   /* the seeded generator */
 
-static size_t unhex(const char *h, uint8_t *out, size_t max)
-{
-	size_t n = strlen(h) / 2;
-	assert_true(n <= max);
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
 
 static void rand_bytes(uint8_t *p, size_t n)
 {

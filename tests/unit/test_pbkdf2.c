@@ -16,7 +16,8 @@
 #include "crypto/pbkdf2.h"
 #include "image/freestanding.h"
 
-#include "codec_data.h"   /* the seeded generator */
+#include "codec_data.h"
+#include "unhex.h"      /* hex test vectors */   /* the seeded generator */
 
 static const enum er_hash hashes[] = { ER_HASH_SHA1, ER_HASH_SHA256, ER_HASH_SHA512 };
 
@@ -40,17 +41,6 @@ static void ossl_pbkdf2(enum er_hash h, const uint8_t *pw, size_t pwlen, const u
 					   (int)outlen, out), 1);
 }
 
-static size_t unhex(const char *h, uint8_t *out, size_t max)
-{
-	size_t n = strlen(h) / 2;
-	assert_true(n <= max);
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
 
 /* RFC 6070 (PBKDF2-HMAC-SHA1); the 16777216-iteration case is left out (time) */
 static void test_rfc6070(void **state)

@@ -19,7 +19,8 @@
 #include "image/freestanding.h"
 #include "crypto/wipe.h"
 
-#include "codec_data.h"   /* the seeded generator */
+#include "codec_data.h"
+#include "unhex.h"      /* hex test vectors */   /* the seeded generator */
 
 static const enum er_hash hashes[] = { ER_HASH_SHA1, ER_HASH_SHA256, ER_HASH_SHA512 };
 
@@ -50,17 +51,6 @@ static void ossl_hmac(enum er_hash h, const void *k, size_t kl, const void *p, s
 	assert_int_equal(l, er_hash_len(h));
 }
 
-static size_t unhex(const char *h, uint8_t *out, size_t max)
-{
-	size_t n = strlen(h) / 2;
-	assert_true(n <= max);
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
 
 static void check_hex(const uint8_t *got, const char *want)
 {
