@@ -127,21 +127,28 @@ static int openssl_xts_child(size_t len)
 	return 0;
 }
 
-/* the same measurement in a child whose libcrypto starts without AES-NI */
-static double openssl_xts_no_aesni(const char *self, size_t len)
+/* a child's MB/s (self MODE len) with its libcrypto's capability vector masked by MASK
+ * (OPENSSL_ia32cap): the OpenSSL measurement without some CPU extensions; 0 on failure */
+static double openssl_child_masked(const char *self, const char *mask, const char *mode, size_t len)
 {
 	char cmd[4096];
 	FILE *p;
 	double v = 0;
 
-	/* bit 57 of the capability vector is CPUID.1:ECX.AES (OpenSSL's OPENSSL_ia32cap) */
-	snprintf(cmd, sizeof(cmd), "OPENSSL_ia32cap='~0x200000000000000' '%s' --openssl-xts %zu", self, len);
+	snprintf(cmd, sizeof(cmd), "OPENSSL_ia32cap='%s' '%s' %s %zu", mask, self, mode, len);
 	p = popen(cmd, "r");
 	if (!p || fscanf(p, "%lf", &v) != 1)
 		v = 0;
 	if (p)
 		pclose(p);
 	return v;
+}
+
+/* the same measurement in a child whose libcrypto starts without AES-NI */
+static double openssl_xts_no_aesni(const char *self, size_t len)
+{
+	/* bit 57 of the capability vector is CPUID.1:ECX.AES (OpenSSL's OPENSSL_ia32cap) */
+	return openssl_child_masked(self, "~0x200000000000000", "--openssl-xts", len);
 }
 
 static void report(const char *what, double ours, double lib, const char *unit)
@@ -281,18 +288,8 @@ static int openssl_gcm_child(size_t len)
 
 static double openssl_gcm_masked(const char *self, size_t len)
 {
-	char cmd[4096];
-	FILE *p;
-	double v = 0;
-
 	/* bits 57 (AES) and 33 (PCLMULQDQ) of OPENSSL_ia32cap's first word (CPUID.1:ECX << 32) */
-	snprintf(cmd, sizeof(cmd), "OPENSSL_ia32cap='~0x200000200000000' '%s' --openssl-gcm %zu", self, len);
-	p = popen(cmd, "r");
-	if (!p || fscanf(p, "%lf", &v) != 1)
-		v = 0;
-	if (p)
-		pclose(p);
-	return v;
+	return openssl_child_masked(self, "~0x200000200000000", "--openssl-gcm", len);
 }
 
 static void bench_gcm(const char *self)
