@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerates the oracle data that tests/unit/test_tpm2token.c embeds, with the real
 # programs, against a throw-away swtpm on 127.0.0.1 (run as root: cryptsetup on a file).
-#   tests/unit/data/tpm2token/oracle.sh enrol    -> 252-slot*.json here, plus the PCR
+#   tests/unit/data/tpm2token/oracle.sh enrol    -> 252-slot*.json here (or in $TPM2_ORACLE_OUT), plus the PCR
 #        values, the unsealed secret of the PIN token (unsealed with tpm2-tools using
 #        authValue = SHA-256(PIN)), and a check that base64(secret) opens its keyslot
 #   tests/unit/data/tpm2token/oracle.sh policy   -> "mask bank pin values expected" lines:
 #        policy digests from tpm2-tools trial sessions (tpm2_policypcr -f, tpm2_policyauthvalue)
 # Needs: systemd-cryptenroll (systemd 252 on Debian 12), cryptsetup, swtpm, tpm2-tools, python3.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=${TPM2_ORACLE_OUT:-$(cd "$(dirname "$0")" && pwd)}
 mode=${1:-policy}
 port=${TPM2_ORACLE_PORT:-23431}
 w=$(mktemp -d)
