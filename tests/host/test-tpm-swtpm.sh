@@ -74,7 +74,7 @@ while read -r tag name; do
 		FAILED) fail "$name: $(grep -A3 -F "$name" "$W/out" | grep -m1 -E 'error|Failure|failed' || true)" ;;
 		SKIPPED) fail "$name skipped (no TPM reached)" ;;
 	esac
-done < <(sed -n 's/^\[ *\(OK\|FAILED\|SKIPPED\) *\] \(test_[a-z_0-9]*\)$/\1 \2/p' "$W/out")
+done < <(sed -n '/test(s) run\./q; s/^\[ *\(OK\|FAILED\|SKIPPED\) *\] \(test_[a-z_0-9]*\)$/\1 \2/p' "$W/out")
 n=$(grep -c '^\[ RUN' "$W/out")
 [ "$n" -ge 8 ] && ok "$n tests ran" || { fail "only $n tests ran"; cat "$W/out"; }
 [ $rc = 0 ] || { echo "--- test output ---"; tail -40 "$W/out"; }
