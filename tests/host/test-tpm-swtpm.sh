@@ -63,6 +63,14 @@ prov "PCR 7 policy (trial session)" tpm2_createpolicy --policy-pcr -l sha256:7 -
 head -c 32 /dev/urandom > secret
 prov "secret sealed under the SRK with the PCR 7 policy" tpm2_create -C 0x81000001 -g sha256 -i secret \
 	-L pcr7.policy -a 'fixedtpm|fixedparent' -u seal.pub -r seal.priv
+# a PIN as systemd-cryptenroll --tpm2-with-pin does: PolicyPCR + PolicyAuthValue, the object's
+# authValue the PIN (raw bytes here; systemd hashes the PIN first), dictionary-attack protected
+prov "PCR 7 + auth value policy (trial session)" bash -c 'tpm2_startauthsession -S pin.session &&
+	tpm2_policypcr -S pin.session -l sha256:7 && tpm2_policyauthvalue -S pin.session -L pin.policy &&
+	tpm2_flushcontext pin.session'
+prov "secret sealed with the PIN 1234" tpm2_create -C 0x81000001 -g sha256 -i secret -L pin.policy -p 1234 \
+	-a 'fixedtpm|fixedparent' -u pin.pub -r pin.priv
+prov "dictionary lockout: 3 tries" tpm2_dictionarylockout -s -n 3 -t 600 -l 600
 prov "flush sessions" tpm2_flushcontext -s
 cd "$TOP"
 
@@ -76,6 +84,6 @@ while read -r tag name; do
 	esac
 done < <(sed -n '/test(s) run\./q; s/^\[ *\(OK\|FAILED\|SKIPPED\) *\] \(test_[a-z_0-9]*\)$/\1 \2/p' "$W/out")
 n=$(grep -c '^\[ RUN' "$W/out")
-[ "$n" -ge 8 ] && ok "$n tests ran" || { fail "only $n tests ran"; cat "$W/out"; }
+[ "$n" -ge 10 ] && ok "$n tests ran" || { fail "only $n tests ran"; cat "$W/out"; }
 [ $rc = 0 ] || { echo "--- test output ---"; tail -40 "$W/out"; }
 finish

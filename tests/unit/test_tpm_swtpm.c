@@ -15,7 +15,10 @@
  * checks our command HMAC); controls: a wrong salt makes the TPM refuse the HMAC session
  * (TPM_RC_BAD_AUTH) and our response check refuse the policy session's answer; a flipped
  * response byte is refused by our HMAC check; after PCR 7 is extended Unseal is refused with
- * TPM_RC_POLICY_FAIL decoded for session 1. */
+ * TPM_RC_POLICY_FAIL decoded for session 1. The PIN (seal.pub's twin pin.pub: PolicyPCR +
+ * PolicyAuthValue, authValue "1234", dictionary-attack protected, 3 tries): the right PIN
+ * unseals, a wrong one is TPM_RC_AUTH_FAIL, repeated ones end in TPM_RC_LOCKOUT, after which
+ * the right PIN is refused with TPM_RC_LOCKOUT too (the PIN dialogue tells these apart). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -40,8 +43,8 @@
 
 static int port;
 static const char *dir;
-static uint8_t seal_pub[1024], seal_priv[1024], secret[128];
-static size_t seal_pub_len, seal_priv_len, secret_len;
+static uint8_t seal_pub[1024], seal_priv[1024], secret[128], pin_pub[1024], pin_priv[1024];
+static size_t seal_pub_len, seal_priv_len, secret_len, pin_pub_len, pin_priv_len;
 
 static const struct er_tpm_sym aes128cfb = { TPM2_ALG_AES, 128, TPM2_ALG_CFB };
 
@@ -183,6 +186,8 @@ static int setup(void **state)
 	seal_pub_len = read_file("seal.pub", seal_pub, sizeof(seal_pub));
 	seal_priv_len = read_file("seal.priv", seal_priv, sizeof(seal_priv));
 	secret_len = read_file("secret", secret, sizeof(secret));
+	pin_pub_len = read_file("pin.pub", pin_pub, sizeof(pin_pub));
+	pin_priv_len = read_file("pin.priv", pin_priv, sizeof(pin_priv));
 	return 0;
 }
 
@@ -291,7 +296,8 @@ static void start_session(struct er_tpm_session *s, uint8_t type, const struct e
 	assert_int_equal(s->handle >> 24, type == TPM2_SE_HMAC ? 0x02 : 0x03);
 }
 
-static uint32_t load_sealed(struct er_tpm_session *hmac, struct er_tpm_name *name, uint32_t *h)
+static uint32_t load_blob(const uint8_t *bpriv, size_t bpriv_len, const uint8_t *bpub, size_t bpub_len,
+			  struct er_tpm_session *hmac, struct er_tpm_name *name, uint32_t *h)
 {
 	struct er_tpm_cmd c;
 	struct er_tpm_rsp r;
@@ -301,10 +307,10 @@ static uint32_t load_sealed(struct er_tpm_session *hmac, struct er_tpm_name *nam
 	size_t pl, ql;
 	uint32_t rc;
 
-	er_tpm_rd_init(&rp, seal_priv, seal_priv_len);
-	er_tpm_rd_init(&rq, seal_pub, seal_pub_len);
-	assert_true(er_tpm_get_tpm2b(&rp, &priv, &pl, sizeof(seal_priv)));
-	assert_true(er_tpm_get_tpm2b(&rq, &pub, &ql, sizeof(seal_pub)));
+	er_tpm_rd_init(&rp, bpriv, bpriv_len);
+	er_tpm_rd_init(&rq, bpub, bpub_len);
+	assert_true(er_tpm_get_tpm2b(&rp, &priv, &pl, bpriv_len));
+	assert_true(er_tpm_get_tpm2b(&rq, &pub, &ql, bpub_len));
 	read_srk(&srk);
 	er_tpm_cmd_load(&c, TPM2_SRK_HANDLE, srk.name.b, srk.name.n, priv, pl, pub, ql);
 	if (hmac) {
@@ -322,6 +328,11 @@ static uint32_t load_sealed(struct er_tpm_session *hmac, struct er_tpm_name *nam
 	return 0;
 }
 
+static uint32_t load_sealed(struct er_tpm_session *hmac, struct er_tpm_name *name, uint32_t *h)
+{
+	return load_blob(seal_priv, seal_priv_len, seal_pub, seal_pub_len, hmac, name, h);
+}
+
 /* PolicyPCR(sha256:7) on s, then Unseal with s (attrs) */
 static uint32_t policy_unseal(struct er_tpm_session *s, uint32_t item, const struct er_tpm_name *name,
 			      uint8_t attrs, uint8_t *out, size_t *out_len, size_t tamper, bool *secret_in_clear)
@@ -335,9 +346,22 @@ static uint32_t policy_unseal(struct er_tpm_session *s, uint32_t item, const str
 	er_tpm_pcr_selection_one(&sel, TPM2_ALG_SHA256, 1u << 7);
 	er_tpm_cmd_policy_pcr(&c, s->handle, NULL, 0, &sel);
 	assert_int_equal(run_plain(&c, &r), 0);
-	er_tpm_cmd_unseal(&c, item, name->b, name->n);
-	er_tpm_cmd_use_session(&c, s, attrs);
-	rc = run_sess(&c, ss, &r, tamper);
+	if (s->auth_in_key) {
+		er_tpm_cmd_policy_auth_value(&c, s->handle);
+		assert_int_equal(run_plain(&c, &r), 0);
+	}
+	/* TPM_RC_RETRY / YIELDED / TESTING: the TPM did nothing, send again (as a TSS does;
+	 * swtpm answers RETRY to the first DA-protected command after its DA parameters
+	 * changed). The command is rebuilt: a new nonce, a new HMAC. */
+	for (int tries = 0;; tries++) {
+		struct er_tpm_rc_info i;
+		er_tpm_cmd_unseal(&c, item, name->b, name->n);
+		er_tpm_cmd_use_session(&c, s, attrs);
+		rc = run_sess(&c, ss, &r, tamper);
+		er_tpm_rc_decode(rc, &i);
+		if (i.kind != ER_TPM_RC_RETRY || tries == 5)
+			break;
+	}
 	if (secret_in_clear)
 		*secret_in_clear = memmem(rraw, rlen, secret, secret_len) != NULL;
 	if (rc)
@@ -449,6 +473,74 @@ static void test_tampered_response_refused(void **state)
 	flush(item);
 }
 
+/* the PIN: salted policy session, PolicyPCR + PolicyAuthValue, the PIN in the HMAC key */
+static uint32_t pin_unseal(const char *pin, uint8_t *out, size_t *n)
+{
+	struct er_tpm_public srk;
+	struct er_tpm_session s;
+	struct er_tpm_name name;
+	uint32_t item, rc;
+	uint8_t digest[64];
+	size_t dl;
+	struct er_tpm_cmd c;
+	struct er_tpm_rsp r;
+
+	read_srk(&srk);
+	assert_int_equal(load_blob(pin_priv, pin_priv_len, pin_pub, pin_pub_len, NULL, &name, &item), 0);
+	start_session(&s, TPM2_SE_POLICY, &srk, false);
+	s.auth_in_key = true;
+	s.auth_len = (uint8_t)strlen(pin);
+	memcpy(s.auth, pin, s.auth_len);
+	rc = policy_unseal(&s, item, &name, TPMA_SESSION_ENCRYPT | TPMA_SESSION_CONTINUESESSION, out, n, 0, NULL);
+	/* PolicyGetDigest after the failure or success: the session's digest is the sealed one */
+	er_tpm_cmd_policy_get_digest(&c, s.handle);
+	assert_int_equal(run_plain(&c, &r), 0);
+	assert_true(er_tpm_rsp_policy_get_digest(&r, digest, sizeof(digest), &dl));
+	assert_int_equal(dl, 32);
+	flush(s.handle);
+	flush(item);
+	er_tpm_session_wipe(&s);
+	return rc;
+}
+
+static void test_pin_unseal(void **state)
+{
+	uint8_t out[128];
+	size_t n = 0;
+	struct er_tpm_rc_info i;
+	(void)state;
+	NEED_TPM();
+	assert_int_equal(pin_unseal("1234", out, &n), 0);
+	assert_int_equal(n, secret_len);
+	assert_memory_equal(out, secret, n);
+	/* a wrong PIN: TPM_RC_AUTH_FAIL (counted by the dictionary-attack logic), session 1 */
+	er_tpm_rc_decode(pin_unseal("1235", out, &n), &i);
+	assert_int_equal(i.kind, ER_TPM_RC_AUTH_FAIL);
+	assert_int_equal(i.session, 1);
+}
+
+static void test_pin_lockout(void **state)
+{
+	uint8_t out[128];
+	size_t n = 0;
+	struct er_tpm_rc_info i;
+	int tries = 0;
+	(void)state;
+	NEED_TPM();
+	/* wrong PINs until the TPM locks out (3 tries set; one was spent above) */
+	do {
+		er_tpm_rc_decode(pin_unseal("0000", out, &n), &i);
+		tries++;
+		assert_true(i.kind == ER_TPM_RC_AUTH_FAIL || i.kind == ER_TPM_RC_LOCKOUT);
+	} while (i.kind != ER_TPM_RC_LOCKOUT && tries < 5);
+	printf("# locked out after %d more wrong PINs\n", tries);
+	assert_int_equal(i.kind, ER_TPM_RC_LOCKOUT);
+	assert_true(i.warning);
+	/* now even the right PIN is refused, with LOCKOUT, not AUTH_FAIL */
+	er_tpm_rc_decode(pin_unseal("1234", out, &n), &i);
+	assert_int_equal(i.kind, ER_TPM_RC_LOCKOUT);
+}
+
 static void test_pcr_extended_policy_fail(void **state)
 {
 	struct er_tpm_public srk;
@@ -498,6 +590,8 @@ int main(void)
 		cmocka_unit_test(test_salted_encrypted_unseal),
 		cmocka_unit_test(test_wrong_salt_refused),
 		cmocka_unit_test(test_tampered_response_refused),
+		cmocka_unit_test(test_pin_unseal),
+		cmocka_unit_test(test_pin_lockout),
 		cmocka_unit_test(test_pcr_extended_policy_fail),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
