@@ -117,6 +117,20 @@ bool er_tpm_parse_public(const uint8_t *p, size_t n, struct er_tpm_public *pub)
 			er_memcpy(pub->ecc_point, x, 32);
 			er_memcpy(pub->ecc_point + 32, y, 32);
 		}
+	} else if (pub->type == TPM2_ALG_RSA) {
+		const uint8_t *nb;
+		size_t nl;
+		er_tpm_get_sym(&rd, &pub->sym);
+		skip_scheme(&rd);
+		pub->rsa_bits = er_tpm_get_u16(&rd);
+		pub->rsa_exp = er_tpm_get_u32(&rd);
+		if (pub->rsa_exp == 0)
+			pub->rsa_exp = 65537;
+		er_tpm_get_tpm2b(&rd, &nb, &nl, sizeof(pub->rsa_n));
+		if (rd.err || rd.off != rd.len || nl * 8 != pub->rsa_bits)
+			return false;
+		er_memcpy(pub->rsa_n, nb, nl);
+		pub->rsa_n_len = (uint16_t)nl;
 	}
 	/* Name = nameAlg || H(TPMT_PUBLIC) */
 	pub->name.b[0] = (uint8_t)(TPM2_ALG_SHA256 >> 8);
@@ -142,13 +156,15 @@ bool er_tpm_rsp_read_public(const struct er_tpm_rsp *r, struct er_tpm_public *pu
 	return nl == pub->name.n && er_memcmp(name, pub->name.b, nl) == 0;
 }
 
-size_t er_tpm_srk_template(uint8_t *out, size_t cap)
+size_t er_tpm_srk_template(uint16_t alg, uint8_t *out, size_t cap)
 {
 	struct er_tpm_wr w;
 	const struct er_tpm_sym aes = { TPM2_ALG_AES, 128, TPM2_ALG_CFB };
 
+	if (alg != TPM2_ALG_ECC && alg != TPM2_ALG_RSA)
+		return 0;
 	er_tpm_wr_init(&w, out, cap);
-	er_tpm_put_u16(&w, TPM2_ALG_ECC);
+	er_tpm_put_u16(&w, alg);
 	er_tpm_put_u16(&w, TPM2_ALG_SHA256);
 	er_tpm_put_u32(&w, TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
 			   TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA | TPMA_OBJECT_RESTRICTED |
@@ -156,20 +172,28 @@ size_t er_tpm_srk_template(uint8_t *out, size_t cap)
 	er_tpm_put_u16(&w, 0);                   /* authPolicy: empty */
 	er_tpm_put_sym(&w, &aes);
 	er_tpm_put_u16(&w, TPM2_ALG_NULL);       /* scheme */
-	er_tpm_put_u16(&w, TPM2_ECC_NIST_P256);
-	er_tpm_put_u16(&w, TPM2_ALG_NULL);       /* kdf */
-	er_tpm_put_u16(&w, 0);                   /* unique.x */
-	er_tpm_put_u16(&w, 0);                   /* unique.y */
+	if (alg == TPM2_ALG_ECC) {
+		er_tpm_put_u16(&w, TPM2_ECC_NIST_P256);
+		er_tpm_put_u16(&w, TPM2_ALG_NULL);       /* kdf */
+		er_tpm_put_u16(&w, 0);                   /* unique.x */
+		er_tpm_put_u16(&w, 0);                   /* unique.y */
+	} else {
+		er_tpm_put_u16(&w, 2048);                /* keyBits */
+		er_tpm_put_u32(&w, 0);                   /* exponent: the default */
+		er_tpm_put_u16(&w, 0);                   /* unique: empty */
+	}
 	return w.err ? 0 : w.len;
 }
 
-void er_tpm_cmd_create_primary_srk(struct er_tpm_cmd *c, uint32_t hierarchy)
+void er_tpm_cmd_create_primary_srk(struct er_tpm_cmd *c, uint32_t hierarchy, uint16_t alg)
 {
 	uint8_t t[64];
-	size_t n = er_tpm_srk_template(t, sizeof(t));
+	size_t n = er_tpm_srk_template(alg, t, sizeof(t));
 
 	er_tpm_cmd_init(c, TPM2_CC_CreatePrimary, 1);
 	er_tpm_cmd_handle(c, hierarchy, NULL, 0, true);
+	if (!n)
+		c->pw.err = true;
 	er_tpm_put_u16(&c->pw, 4);               /* TPM2B_SENSITIVE_CREATE: */
 	er_tpm_put_u16(&c->pw, 0);               /*   userAuth empty */
 	er_tpm_put_u16(&c->pw, 0);               /*   data empty */

@@ -40,20 +40,24 @@ struct er_tpm_public {
 	struct er_tpm_sym sym;               /* parameters.symmetric */
 	uint16_t curve;                      /* ECC */
 	uint8_t ecc_point[64];               /* ECC P-256: x || y */
+	uint16_t rsa_bits;                   /* RSA: keyBits, exponent (0 read as 65537), modulus */
+	uint32_t rsa_exp;
+	uint8_t rsa_n[512];
+	uint16_t rsa_n_len;
 	struct er_tpm_name name;
 };
-/* Parses a TPMT_PUBLIC (the body of a TPM2B_PUBLIC) and computes its Name. Only ECC
- * NIST P-256 keys fill ecc_point; other types are read as far as type/nameAlg/attrs. */
+/* Parses a TPMT_PUBLIC (the body of a TPM2B_PUBLIC) and computes its Name. ECC NIST P-256
+ * keys fill ecc_point, RSA keys rsa_*; other types are read as far as type/nameAlg/attrs. */
 bool er_tpm_parse_public(const uint8_t *p, size_t n, struct er_tpm_public *pub);
 bool er_tpm_rsp_read_public(const struct er_tpm_rsp *r, struct er_tpm_public *pub);
 
-/* ---- TPM2_CreatePrimary with the storage-key template (TCG provisioning guidance,
- * as systemd's tpm2_get_srk_template for ECC): ECC NIST P-256, SHA-256,
- * fixedTPM|fixedParent|sensitiveDataOrigin|userWithAuth|noDA|restricted|decrypt,
- * AES-128-CFB, no scheme, no KDF, empty unique. In the owner hierarchy
- * (password session added by the caller). ---- */
-size_t er_tpm_srk_template(uint8_t *out, size_t cap);      /* TPMT_PUBLIC bytes */
-void er_tpm_cmd_create_primary_srk(struct er_tpm_cmd *c, uint32_t hierarchy);
+/* ---- TPM2_CreatePrimary with the storage-key templates (TCG provisioning guidance,
+ * as systemd's tpm2_get_srk_template): SHA-256, fixedTPM|fixedParent|sensitiveDataOrigin|
+ * userWithAuth|noDA|restricted|decrypt, AES-128-CFB, no scheme, empty unique; alg
+ * TPM2_ALG_ECC: NIST P-256, no KDF; TPM2_ALG_RSA: 2048 bits, exponent 0 (65537). In the
+ * owner hierarchy (password session added by the caller). ---- */
+size_t er_tpm_srk_template(uint16_t alg, uint8_t *out, size_t cap);      /* TPMT_PUBLIC bytes */
+void er_tpm_cmd_create_primary_srk(struct er_tpm_cmd *c, uint32_t hierarchy, uint16_t alg);
 /* the new object's handle is r->handle */
 bool er_tpm_rsp_create_primary(const struct er_tpm_rsp *r, struct er_tpm_public *pub);
 

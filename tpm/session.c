@@ -4,6 +4,7 @@
 #include "crypto/sha.h"
 #include "crypto/cfb.h"
 #include "crypto/p256.h"
+#include "crypto/rsa.h"
 #include "crypto/wipe.h"
 #include "image/freestanding.h"
 
@@ -84,6 +85,19 @@ bool er_tpm_salt_ecc(const uint8_t tpm_pub[64], const uint8_t eph_priv[32],
 	enc_salt[35] = 32;
 	er_memcpy(enc_salt + 36, eph_pub + 32, 32);
 	er_wipe(z, sizeof(z));
+	return true;
+}
+
+bool er_tpm_salt_rsa(const uint8_t *n, size_t nlen, uint32_t e, const uint8_t rnd[64],
+		     uint8_t salt[32], uint8_t *enc_salt)
+{
+	static const uint8_t label[] = "SECRET";        /* with its zero: 7 bytes */
+
+	er_memcpy(salt, rnd, 32);
+	if (!er_rsa_oaep_sha256_encrypt(n, nlen, e, label, sizeof(label), salt, 32, rnd + 32, enc_salt)) {
+		er_wipe(salt, 32);
+		return false;
+	}
 	return true;
 }
 

@@ -38,6 +38,12 @@ void er_tpm_kdfe(const uint8_t *z, size_t z_len, const char *label,
 bool er_tpm_salt_ecc(const uint8_t tpm_pub[64], const uint8_t eph_priv[32],
 		     uint8_t salt[32], uint8_t enc_salt[68]);
 
+/* The same for an RSA tpmKey (modulus n of nlen bytes, exponent e): the salt is 32 random
+ * bytes (rnd[0..31]) RSA-OAEP-SHA-256-encrypted with label "SECRET\0" (Part 1, B.10.3),
+ * the OAEP seed rnd[32..63]. enc_salt gets nlen bytes. */
+bool er_tpm_salt_rsa(const uint8_t *n, size_t nlen, uint32_t e, const uint8_t rnd[64],
+		     uint8_t salt[32], uint8_t *enc_salt);
+
 struct er_tpm_session {
 	uint32_t handle;
 	uint8_t type;                            /* TPM2_SE_HMAC / POLICY / TRIAL */

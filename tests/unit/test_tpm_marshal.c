@@ -114,9 +114,14 @@ static void test_srk_template(void **state)
 	(void)state;
 	/* ECC, SHA-256, 0x00030472, no policy, AES 128 CFB, scheme NULL, P-256, kdf NULL, x, y empty */
 	wn = unhex("0023" "000b" "00030472" "0000" "0006" "0080" "0043" "0010" "0003" "0010" "0000" "0000", want, sizeof(want));
-	assert_int_equal(er_tpm_srk_template(t, sizeof(t)), wn);
+	assert_int_equal(er_tpm_srk_template(TPM2_ALG_ECC, t, sizeof(t)), wn);
 	assert_memory_equal(t, want, wn);
-	assert_int_equal(er_tpm_srk_template(t, 10), 0);
+	assert_int_equal(er_tpm_srk_template(TPM2_ALG_ECC, t, 10), 0);
+	/* RSA: 2048 bits, exponent 0, unique empty */
+	wn = unhex("0001" "000b" "00030472" "0000" "0006" "0080" "0043" "0010" "0800" "00000000" "0000", want, sizeof(want));
+	assert_int_equal(er_tpm_srk_template(TPM2_ALG_RSA, t, sizeof(t)), wn);
+	assert_memory_equal(t, want, wn);
+	assert_int_equal(er_tpm_srk_template(TPM2_ALG_SHA256, t, sizeof(t)), 0);
 }
 
 static void test_response_reader(void **state)

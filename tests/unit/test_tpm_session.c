@@ -8,7 +8,11 @@
  *  - a command's HMAC and parameter encryption recomputed from the spec's formulas with
  *    OpenSSL (cpHash, KDFa "CFB" key/IV, AES-CFB), and a response built the TPM's way
  *    (rpHash, HMAC, encrypted parameter) accepted and decrypted, then refused with each of
- *    its bytes flipped in turn. */
+ *    its bytes flipped in turn;
+ *  - the RSA salt (crypto/rsa.c): OpenSSL's RSA keys (2048, 3072, 4096 bits) decrypt our
+ *    OAEP-SHA-256 encryption with label "SECRET\0" back to the salt; the raw public
+ *    operation equals OpenSSL's RSA_NO_PADDING; refusals (input >= n, even modulus, message
+ *    too long). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -24,11 +28,14 @@
 #include <openssl/ec.h>
 #include <openssl/bn.h>
 #include <openssl/obj_mac.h>
+#include <openssl/rsa.h>
+#include <openssl/core_names.h>
 
 #include "tpm/session.h"
 #include "tpm/commands.h"
 #include "crypto/cfb.h"
 #include "crypto/p256.h"
+#include "crypto/rsa.h"
 #include "image/freestanding.h"
 
 #include "codec_data.h"
@@ -327,6 +334,63 @@ static void test_policy_pcr_digest(void **state)
 	assert_memory_equal(d, want, 32);
 }
 
+static void test_rsa_salt_vs_openssl(void **state)
+{
+	static const int sizes[] = { 2048, 2048, 2048, 3072, 4096 };
+	(void)state;
+	rng_seed(30);
+	for (size_t it = 0; it < sizeof(sizes) / sizeof(sizes[0]); it++) {
+		EVP_PKEY *k = EVP_RSA_gen((unsigned)sizes[it]);
+		BIGNUM *bn = NULL, *be = NULL;
+		uint8_t n[512], rnd[64], salt[32], enc[512], dec[512], raw[512], o1[512], o2[512];
+		size_t nl = (size_t)sizes[it] / 8, dl = sizeof(dec);
+		unsigned long e;
+
+		assert_non_null(k);
+		assert_int_equal(EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_RSA_N, &bn), 1);
+		assert_int_equal(EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_RSA_E, &be), 1);
+		assert_int_equal(BN_bn2binpad(bn, n, (int)nl), (int)nl);
+		e = BN_get_word(be);
+		rand_bytes(rnd, 64);
+		assert_true(er_tpm_salt_rsa(n, nl, (uint32_t)e, rnd, salt, enc));
+		assert_memory_equal(salt, rnd, 32);
+		/* OpenSSL (the TPM) decrypts it */
+		EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(k, NULL);
+		char *label = OPENSSL_malloc(7);
+		memcpy(label, "SECRET", 7);
+		assert_int_equal(EVP_PKEY_decrypt_init(c), 1);
+		assert_int_equal(EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_OAEP_PADDING), 1);
+		assert_int_equal(EVP_PKEY_CTX_set_rsa_oaep_md(c, EVP_sha256()), 1);
+		assert_int_equal(EVP_PKEY_CTX_set_rsa_mgf1_md(c, EVP_sha256()), 1);
+		assert_int_equal(EVP_PKEY_CTX_set0_rsa_oaep_label(c, label, 7), 1);
+		assert_int_equal(EVP_PKEY_decrypt(c, dec, &dl, enc, nl), 1);
+		assert_int_equal(dl, 32);
+		assert_memory_equal(dec, salt, 32);
+		EVP_PKEY_CTX_free(c);
+		/* the raw operation against RSA_NO_PADDING */
+		rand_bytes(raw, nl);
+		raw[0] = 0;
+		assert_true(er_rsa_public(n, nl, (uint32_t)e, raw, o1));
+		c = EVP_PKEY_CTX_new(k, NULL);
+		dl = sizeof(o2);
+		assert_int_equal(EVP_PKEY_encrypt_init(c), 1);
+		assert_int_equal(EVP_PKEY_CTX_set_rsa_padding(c, RSA_NO_PADDING), 1);
+		assert_int_equal(EVP_PKEY_encrypt(c, o2, &dl, raw, nl), 1);
+		assert_int_equal(dl, nl);
+		assert_memory_equal(o1, o2, nl);
+		EVP_PKEY_CTX_free(c);
+		/* refusals */
+		assert_false(er_rsa_public(n, nl, (uint32_t)e, n, o1));           /* in == n */
+		memcpy(raw, n, nl);
+		raw[nl - 1] ^= 1;                                                   /* even modulus */
+		assert_false(er_rsa_public(raw, nl, (uint32_t)e, o2, o1));
+		assert_false(er_rsa_oaep_sha256_encrypt(n, nl, (uint32_t)e, NULL, 0, raw, nl - 65, rnd, o1));
+		assert_true(er_rsa_oaep_sha256_encrypt(n, nl, (uint32_t)e, NULL, 0, raw, nl - 66, rnd, o1));
+		BN_free(bn); BN_free(be);
+		EVP_PKEY_free(k);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_salt_vs_openssl_tpm),
 		cmocka_unit_test(test_command_hmac_and_encryption),
 		cmocka_unit_test(test_policy_pcr_digest),
+		cmocka_unit_test(test_rsa_salt_vs_openssl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

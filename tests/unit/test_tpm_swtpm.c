@@ -18,7 +18,9 @@
  * TPM_RC_POLICY_FAIL decoded for session 1. The PIN (seal.pub's twin pin.pub: PolicyPCR +
  * PolicyAuthValue, authValue "1234", dictionary-attack protected, 3 tries): the right PIN
  * unseals, a wrong one is TPM_RC_AUTH_FAIL, repeated ones end in TPM_RC_LOCKOUT, after which
- * the right PIN is refused with TPM_RC_LOCKOUT too (the PIN dialogue tells these apart). */
+ * the right PIN is refused with TPM_RC_LOCKOUT too (the PIN dialogue tells these apart).
+ * An RSA SRK from CreatePrimary with systemd's RSA template salts a session by RSA-OAEP
+ * (the TPM accepts our HMAC; with our salt wrong it answers TPM_RC_BAD_AUTH). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -257,7 +259,7 @@ static void test_read_public_and_create_primary(void **state)
 	assert_int_equal(srk.curve, TPM2_ECC_NIST_P256);
 	assert_true(er_p256_on_curve(srk.ecc_point));
 	/* our template in the owner hierarchy derives the very same key */
-	er_tpm_cmd_create_primary_srk(&c, TPM2_RH_OWNER);
+	er_tpm_cmd_create_primary_srk(&c, TPM2_RH_OWNER, TPM2_ALG_ECC);
 	er_tpm_cmd_password(&c, NULL, 0);
 	assert_int_equal(run_plain(&c, &r), 0);
 	assert_true(er_tpm_rsp_create_primary(&r, &prim));
@@ -541,6 +543,53 @@ static void test_pin_lockout(void **state)
 	assert_int_equal(i.kind, ER_TPM_RC_LOCKOUT);
 }
 
+/* An RSA SRK (systemd's RSA template, CreatePrimary, transient): a session salted by
+ * RSA-OAEP to it authorizes Load under the ECC SRK (the TPM checks our HMAC, so it decrypted
+ * our salt), and with the salt wrong on our side the TPM refuses with TPM_RC_BAD_AUTH */
+static void test_rsa_salted_session(void **state)
+{
+	struct er_tpm_public rsa, ecc;
+	struct er_tpm_cmd c;
+	struct er_tpm_rsp r;
+	struct er_tpm_name name;
+	struct er_tpm_rc_info i;
+	uint32_t rsa_h, item;
+	(void)state;
+	NEED_TPM();
+	er_tpm_cmd_create_primary_srk(&c, TPM2_RH_OWNER, TPM2_ALG_RSA);
+	er_tpm_cmd_password(&c, NULL, 0);
+	assert_int_equal(run_plain(&c, &r), 0);
+	assert_true(er_tpm_rsp_create_primary(&r, &rsa));
+	rsa_h = r.handle;
+	assert_int_equal(rsa.type, TPM2_ALG_RSA);
+	assert_int_equal(rsa.rsa_n_len, 256);
+	assert_int_equal(rsa.rsa_exp, 65537);
+	read_srk(&ecc);
+	for (int fault = 0; fault < 2; fault++) {
+		struct er_tpm_session h;
+		uint8_t nonce[32], rr[64], salt[32], enc[256], cmd[1024];
+		size_t n;
+		rnd(nonce, 32);
+		rnd(rr, 64);
+		assert_true(er_tpm_salt_rsa(rsa.rsa_n, rsa.rsa_n_len, rsa.rsa_exp, rr, salt, enc));
+		er_tpm_cmd_start_auth_session(&c, &h, rsa_h, enc, sizeof(enc), TPM2_SE_HMAC, &aes128cfb, nonce);
+		n = er_tpm_cmd_write(&c, cmd, sizeof(cmd));
+		rlen = transact(cmd, n, rbuf, sizeof(rbuf));
+		if (fault)
+			salt[0] ^= 1;
+		assert_int_equal(er_tpm_rsp_start_auth_session(rbuf, rlen, &h, salt, 32), 0);
+		er_tpm_rc_decode(load_sealed(&h, &name, &item), &i);
+		if (!fault) {
+			assert_int_equal(i.kind, ER_TPM_RC_OK);
+			flush(item);
+		} else {
+			assert_int_equal(i.kind, ER_TPM_RC_BAD_AUTH);
+		}
+		flush(h.handle);
+	}
+	flush(rsa_h);
+}
+
 static void test_pcr_extended_policy_fail(void **state)
 {
 	struct er_tpm_public srk;
@@ -590,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_salted_encrypted_unseal),
 		cmocka_unit_test(test_wrong_salt_refused),
 		cmocka_unit_test(test_tampered_response_refused),
+		cmocka_unit_test(test_rsa_salted_session),
 		cmocka_unit_test(test_pin_unseal),
 		cmocka_unit_test(test_pin_lockout),
 		cmocka_unit_test(test_pcr_extended_policy_fail),
