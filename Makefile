@@ -20,6 +20,8 @@ SHELL    = /bin/bash
 # image/ (the hibernation image format; its freestanding base is below everything),
 # crypto/ (ciphers, hashes, KDFs, wiping) and volume/ (LVM2, LUKS, JSON, filesystem prints, GUIDs).
 LIB_SRCS  = $(wildcard image/*.c) $(wildcard crypto/*.c) $(wildcard volume/*.c)
+# tpm/ (TPM 2.0 command marshalling and session crypto, tpm/README)
+LIB_SRCS += $(wildcard tpm/*.c)
 EFI_SRCS  = $(wildcard efi/*.c) $(wildcard loader/*.c) $(LIB_SRCS)
 EFI_INC   = -I. -I/usr/include/efi -I/usr/include/efi/protocol
 EFI_CFLAGS = $(WARN) -O2 -g0 -std=gnu11 -fpic -ffreestanding -fno-stack-protector -fno-strict-aliasing \
