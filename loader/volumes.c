@@ -13,19 +13,57 @@
  *      containers: loader/vgs.c); every linear LV becomes a device "LV vg/lv"
  *      (loader/lvdev.c)
  * The pure parts (header, keyslots, metadata, mapping) are volume/luks.c and
- * volume/lvm.c; these files are their firmware glue. */
-#include "loader/volint.h"
+ * volume/lvm.c; these files are their firmware glue.
+ *
+ * This file owns the volume layer's state: one struct er_volumes per boot, made by
+ * er_volumes_open, passed to whoever asks about it, wiped by er_volumes_close and freed
+ * by er_volumes_free. The other files each do one job on what they are given:
+ * cryptdev.c a container's device (struct er_crypts: the volume keys), unlock.c the
+ * passphrase dialogue (a lane scheduler in, a volume key out), lvdev.c the LV devices
+ * of an assembly, vgs.c the assemblies, twins.c which containers are one. */
 #include "loader/volumes.h"
+#include "loader/devlist.h"
+#include "loader/cryptdev.h"
+#include "loader/lvdev.h"
+#include "loader/unlock.h"
+#include "loader/lanes.h"
 #include "loader/twins.h"
+#include "loader/vgs.h"
 #include "volume/lvm.h"
+#include "volume/luks.h"
 #include "crypto/wipe.h"
 #include "image/fmt.h"
 
-static UINTN nlocked;           /* containers an image may be in that stayed locked */
+#define MAX_PVS 32
+#define MAX_LUKS ER_VOL_MAX_LUKS    /* containers looked at */
+
+struct er_volumes {
+	/* for the rest of the boot (the devices handed out point into them) */
+	struct er_crypts crypts;        /* the unlocked containers: their volume keys */
+	struct er_vgs_set vgs;          /* the VG assemblies: the kept one backs the LV devices */
+	struct er_vgs_ops vgs_ops;      /* vgs's: ctx is this object (set once, in open) */
+	/* The argon2 lanes' scheduler. A helper CPU that was never confirmed back (it may
+	 * enter er_lanes_run's helper code at any later time) reads and writes it: so it is
+	 * here, in the object, and er_volumes_free leaves the object allocated (a deliberate
+	 * leak, for the rest of the boot) while er_lanes_unconfirmed says so. The object is
+	 * never on a stack and never reused. */
+	struct er_lane_sched lanes;
+	UINTN nlocked;                  /* containers an image may be in that stayed locked */
+	/* while er_volumes_open runs */
+	const struct er_config *cfg;
+	const struct er_hint *hint;
+	struct er_devlist list;         /* physical devices, then mapped ones */
+	UINTN nphys;
+	struct er_vgs_pv pv[MAX_PVS];
+	UINTN npv;
+	UINTN luks[MAX_LUKS];           /* device indexes of LUKS containers */
+	UINTN nluks;
+	UINT8 *head;                    /* one page of scratch */
+};
 
 /* ---- byte-granular reads for the LVM reader and the LUKS header reader */
 
-EFI_STATUS er_vol_read_bytes(const struct er_blockdev *d, UINT64 off, void *buf, UINTN len)
+static EFI_STATUS read_bytes(const struct er_blockdev *d, UINT64 off, void *buf, UINTN len)
 {
 	UINT64 bs = d->block_size, start = off - off % bs;
 	UINT64 end = off + len;
@@ -46,26 +84,72 @@ EFI_STATUS er_vol_read_bytes(const struct er_blockdev *d, UINT64 off, void *buf,
 	return err;
 }
 
+/* The one reader of LUKS headers and keyslots: byte ranges of the device d. */
 static bool luks_read(void *ctx, uint64_t off, size_t len, void *buf)
 {
-	return !EFI_ERROR(er_vol_read_bytes(ctx, off, buf, len));
+	return !EFI_ERROR(read_bytes(ctx, off, buf, len));
 }
 
-struct er_blockdev *er_vol_new_dev(struct state *s)
+static struct er_luks_dev luks_dev(struct er_blockdev *d)
 {
-	if (s->n >= s->cap) {
-		log_warn(L"more than %d mapped devices: the rest are ignored\n", (INTN)MAX_MAPPED);
-		return NULL;
-	}
-	struct er_blockdev *d = &s->list[s->n];
-	er_memset(d, 0, sizeof(*d));
-	return d;
+	struct er_luks_dev dev = { d, d->size, luks_read };
+	return dev;
 }
+
+/* ---- the firmware side of loader/vgs.c */
+
+static int vgs_read(void *ctx, unsigned dev, uint64_t off, void *buf, size_t len)
+{
+	struct er_volumes *v = ctx;
+	if (dev >= v->list.n)
+		return -1;
+	return EFI_ERROR(read_bytes(&v->list.d[dev], off, buf, len)) ? -1 : 0;
+}
+
+static void *vgs_alloc(void *ctx, size_t bytes)
+{
+	void *p = NULL;
+	(void)ctx;
+	return EFI_ERROR(er_alloc_zero(bytes, &p)) ? NULL : p;
+}
+
+static void vgs_free(void *ctx, void *p)
+{
+	(void)ctx;
+	er_free(p);
+}
+
+static void vgs_log(void *ctx, bool warn, const char *line)
+{
+	(void)ctx;
+	if (warn)
+		log_warn(L"%a", line);
+	else
+		log_info(L"%a", line);
+}
+
+/* An assembly of every PV seen, with its "LV vg/lv" devices appended to the list: a
+ * temporary one (lvs_drop takes its devices off again) or the final one (lvs_keep). */
+static EFI_STATUS lvs_map(struct er_volumes *v, struct er_vgs **out)
+{
+	if (er_vgs_assemble(&v->vgs, v->pv, (unsigned)v->npv, out) != 0)
+		return EFI_OUT_OF_RESOURCES;
+	er_lvdev_map_all(*out, &v->list);
+	return EFI_SUCCESS;
+}
+
+static void lvs_drop(struct er_volumes *v, struct er_vgs *a, UINTN n0)
+{
+	er_vgs_drop(&v->vgs, a);
+	v->list.n = n0;
+}
+
+/* ---- probing */
 
 /* one PV or LUKS probe of device i (its first 4 KiB) */
-void er_vol_probe(struct state *s, UINTN i)
+static void probe(struct er_volumes *s, UINTN i)
 {
-	struct er_blockdev *d = &s->list[i];
+	struct er_blockdev *d = &s->list.d[i];
 	UINTN n;
 	if (EFI_ERROR(er_blockdev_probe_head(d, s->head, ER_PAGE_SIZE, ER_LVM_LABEL_BYTES, &n)))
 		return;
@@ -95,7 +179,7 @@ void er_vol_probe(struct state *s, UINTN i)
 		 * area is never one (it may hold an old container's bytes) */
 		if (n >= ER_PAGE_SIZE && er_swap_classify(s->head) != ER_SWAP_NONE)
 			return;
-		struct er_luks_dev dev = { d, d->size, luks_read };
+		struct er_luks_dev dev = luks_dev(d);
 		luks = er_luks_probe_dev(&dev) != 0;
 		if (luks)
 			log_info(L"%a: no LUKS header at the start, a LUKS2 secondary header found\n", d->id);
@@ -108,16 +192,11 @@ void er_vol_probe(struct state *s, UINTN i)
 		log_warn(L"%a: more than %d LUKS containers: not looked at\n", d->id, (INTN)MAX_LUKS);
 }
 
-void er_vol_set_name(struct er_blockdev *d, const char *a, const char *b, const char *c)
-{
-	er_snprintf(d->id, sizeof(d->id), "%s%s%s", a, b, c);
-}
-
 /* ---- when to ask for a passphrase */
 
 /* Is the swap area (or, for a swap file, the filesystem) the hint names on one of
  * devices [0, n) — without unlocking anything? */
-static BOOLEAN hint_visible(struct state *s, UINTN n)
+static BOOLEAN hint_visible(struct er_volumes *s, UINTN n)
 {
 	const struct er_location *h = &s->hint->loc;
 	UINTN need = h->offset ? ER_FS_UUID_BYTES : ER_PAGE_SIZE, pages = (need + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
@@ -126,7 +205,7 @@ static BOOLEAN hint_visible(struct state *s, UINTN n)
 	if (EFI_ERROR(er_alloc_pages(pages, (void **)&buf)))
 		return FALSE;
 	for (UINTN i = 0; i < n && !found; i++) {
-		struct er_blockdev *d = &s->list[i];
+		struct er_blockdev *d = &s->list.d[i];
 		UINTN len;
 		if (EFI_ERROR(er_blockdev_probe_head(d, buf, need, 2048, &len)))
 			continue;
@@ -143,20 +222,67 @@ static BOOLEAN hint_visible(struct state *s, UINTN n)
 
 /* The containers an image may be in: those the hint names, or (a hint whose swap is
  * not visible) all of them; with no hint, none. */
-/* Is the hint's swap on devices [0, s->n) or on an LV of theirs? The LVs are mapped
+/* Is the hint's swap on the devices listed or on an LV of theirs? The LVs are mapped
  * for the look only, then dropped (the final assembly comes after the unlocking). */
-static BOOLEAN visible_now(struct state *s)
+static BOOLEAN visible_now(struct er_volumes *s)
 {
-	UINTN n0 = s->n;
+	UINTN n0 = s->list.n;
 	struct er_vgs *a = NULL;
 	BOOLEAN found = FALSE;
-	if (!EFI_ERROR(er_vol_lvs_map(s, &a)))
-		found = hint_visible(s, s->n);
-	er_vol_lvs_drop(s, a, n0);
+	if (!EFI_ERROR(lvs_map(s, &a)))
+		found = hint_visible(s, s->list.n);
+	lvs_drop(s, a, n0);
 	return found;
 }
 
-static void unlock_wanted(struct state *s)
+/* The container on device i and its twins (the one header: the one key) as devices,
+ * all or none; the new devices probed (a PV in a container). vk is wiped. */
+static void add_all(struct er_volumes *s, UINTN i, const struct er_luks_header *hdr, UINT8 *vk, UINTN vk_len,
+		    const UINTN *twins, UINTN ntwins)
+{
+	UINT8 copy[ER_LUKS_MAX_KEY];
+	UINTN added = 0;
+	for (UINTN t = 0; t <= ntwins; t++) {
+		char suffix[8];
+		UINTN at = t ? twins[t - 1] : i;
+		struct er_blockdev *d = er_devlist_slot(&s->list);
+		er_memcpy(copy, vk, vk_len);
+		er_snprintf(suffix, sizeof(suffix), t ? " #%u" : "", (unsigned)(t + 1));
+		if (!d || !er_crypt_map(&s->crypts, d, &s->list.d[at], hdr, copy, vk_len, suffix))
+			break;
+		s->list.n++;
+		probe(s, s->list.n - 1);
+		if (t)
+			log_info(L"luks-%a on %a: the same header: unlocked with the same key\n", hdr->uuid, s->list.d[at].id);
+		added++;
+	}
+	er_wipe(copy, sizeof(copy));
+	er_wipe(vk, vk_len);
+	if (added != ntwins + 1) {
+		/* a member left locked would keep the signature of an image resumed from another */
+		log_warn(L"luks-%a: not every device holding it could be mapped; none is used\n", hdr->uuid);
+		er_crypt_undo(&s->crypts, added);
+	}
+}
+
+/* The passphrase dialogue for the container on device i (hdr) and its twins. */
+static void unlock(struct er_volumes *s, UINTN i, const struct er_luks_header *hdr, const UINTN *twins, UINTN ntwins)
+{
+	struct er_blockdev lower = s->list.d[i];
+	struct er_luks_dev dev = luks_dev(&lower);
+	UINT8 vk[ER_LUKS_MAX_KEY];
+	UINTN vk_len = 0;
+
+	if (!er_crypt_room(&s->crypts, 1 + ntwins) || s->list.n + 1 + ntwins > s->list.cap) {
+		log_warn(L"luks-%a: no room for %d more mapped device(s); not unlocked\n", hdr->uuid, (INTN)(1 + ntwins));
+		return;
+	}
+	if (er_unlock(&s->lanes, &lower, &dev, hdr, vk, &vk_len))
+		add_all(s, i, hdr, vk, vk_len, twins, ntwins);
+	er_wipe(vk, sizeof(vk));
+}
+
+static void unlock_wanted(struct er_volumes *s)
 {
 	struct er_luks_header *hdrs;
 	BOOLEAN named = s->hint->have && s->hint->loc.luks[0];
@@ -171,14 +297,14 @@ static void unlock_wanted(struct state *s)
 		return;
 	if (EFI_ERROR(er_alloc_zero(nluks * sizeof(*hdrs), (void **)&hdrs))) {
 		if (s->hint->have)
-			nlocked++;
+			s->nlocked++;
 		return;
 	}
+	struct er_luks_mem mem = er_unlock_mem(&s->lanes);
 	for (UINTN k = 0; k < nluks; k++) {
-		struct er_blockdev *d = &s->list[s->luks[k]];
-		struct er_luks_dev dev = { d, d->size, luks_read };
+		struct er_luks_dev dev = luks_dev(&s->list.d[s->luks[k]]);
 		er_memset(&e[k], 0, sizeof(e[k]));
-		st[k] = er_luks_open(&hdrs[k], &dev, &er_unlock_mem, &e[k]);
+		st[k] = er_luks_open(&hdrs[k], &dev, &mem, &e[k]);
 		ok[k] = st[k] == ER_LUKS_OK;
 	}
 	er_luks_twins(hdrs, ok, (unsigned)nluks, lead, refused);
@@ -189,13 +315,13 @@ static void unlock_wanted(struct state *s)
 	for (UINTN k = 0; k < nluks; k++) {
 		UINTN i = s->luks[k];
 		struct er_luks_header *hdr = &hdrs[k];
-		struct er_blockdev *d = &s->list[i];
+		struct er_blockdev *d = &s->list.d[i];
 		const char *uuid = hdr->uuid[0] ? hdr->uuid : "?";
 		if (st[k] == ER_LUKS_NOT_LUKS)
 			continue;
 		if (lead[k] != k) {
 			log_info(L"luks-%a on %a: the same container as on %a (one header on two devices: RAID1 members?)\n",
-				 uuid, d->id, s->list[s->luks[lead[k]]].id);
+				 uuid, d->id, s->list.d[s->luks[lead[k]]].id);
 			continue;
 		}
 		/* a header too broken to give its UUID may be the named one */
@@ -208,23 +334,23 @@ static void unlock_wanted(struct state *s)
 		if (st[k] != ER_LUKS_OK) {
 			log_info(L"luks-%a on %a: not unlocked: %a: %a; booting normally (the initramfs will ask)\n", uuid,
 				 d->id, er_luks_status_name(st[k]), e[k].detail);
-			nlocked++;
+			s->nlocked++;
 			continue;
 		}
 		if (refused[k]) {
 			log_info(L"luks-%a on %a: another device has a container with this UUID and a different header; "
 				 L"neither is unlocked, booting normally (the initramfs will ask)\n", uuid, d->id);
-			nlocked++;
+			s->nlocked++;
 			continue;
 		}
 		UINTN twins[MAX_LUKS], ntw = 0;
 		for (UINTN j = k + 1; j < nluks; j++)
 			if (lead[j] == k)
 				twins[ntw++] = s->luks[j];
-		UINTN before = er_crypt_count();
-		er_unlock(s, i, hdr, twins, ntw);
-		if (er_crypt_count() == before)
-			nlocked++;
+		UINTN before = er_crypt_count(&s->crypts);
+		unlock(s, i, hdr, twins, ntw);
+		if (er_crypt_count(&s->crypts) == before)
+			s->nlocked++;
 		/* the hint's swap found in what was just unlocked: no further passphrase */
 		else if (any && k + 1 < nluks && visible_now(s))
 			any = FALSE;
@@ -234,57 +360,81 @@ static void unlock_wanted(struct state *s)
 }
 
 EFI_STATUS er_volumes_open(const struct er_config *cfg, const struct er_hint *hint, struct er_blockdev **devs,
-			   UINTN *ndevs)
+			   UINTN *ndevs, struct er_volumes **out)
 {
-	struct state *s;
+	struct er_volumes *s;
 	EFI_STATUS err;
 
+	*out = NULL;
 	err = er_alloc_zero(sizeof(*s), (void **)&s);
 	if (EFI_ERROR(err))
 		return err;
+	s->vgs_ops = (struct er_vgs_ops){ s, vgs_read, vgs_alloc, vgs_free, vgs_log };
+	s->vgs.ops = &s->vgs_ops;
 	s->cfg = cfg;
 	s->hint = hint;
-	s->nphys = s->n = *ndevs;
-	s->cap = *ndevs + MAX_MAPPED;
-	err = er_alloc_zero(s->cap * sizeof(*s->list), (void **)&s->list);
+	s->nphys = s->list.n = *ndevs;
+	s->list.cap = *ndevs + ER_VOL_MAX_MAPPED;
+	err = er_alloc_zero(s->list.cap * sizeof(*s->list.d), (void **)&s->list.d);
 	if (EFI_ERROR(err))
-		goto out;
+		goto fail;
 	err = er_alloc_pages(1, (void **)&s->head);
 	if (EFI_ERROR(err))
-		goto out;
-	er_memcpy(s->list, *devs, *ndevs * sizeof(**devs));
+		goto fail;
+	er_memcpy(s->list.d, *devs, *ndevs * sizeof(**devs));
 	for (UINTN i = 0; i < s->nphys; i++)
-		er_vol_probe(s, i);
+		probe(s, i);
 	unlock_wanted(s);
 	struct er_vgs *a = NULL;
-	if (!EFI_ERROR(er_vol_lvs_map(s, &a)))
-		er_vol_lvs_keep(a);
-	if (s->n > s->nphys)
-		log_info(L"%d mapped device(s): LVM logical volumes and unlocked containers\n", (INTN)(s->n - s->nphys));
+	if (!EFI_ERROR(lvs_map(s, &a)))
+		er_vgs_keep(&s->vgs, a);
+	if (s->list.n > s->nphys)
+		log_info(L"%d mapped device(s): LVM logical volumes and unlocked containers\n",
+			 (INTN)(s->list.n - s->nphys));
 	er_free(*devs);
-	*devs = s->list;
-	*ndevs = s->n;
-	s->list = NULL;
-	err = EFI_SUCCESS;
-out:
+	*devs = s->list.d;
+	*ndevs = s->list.n;
+	/* what was only for the build */
+	er_free_pages(s->head, 1);
+	s->head = NULL;
+	s->list = (struct er_devlist){ NULL, 0, 0 };
+	s->cfg = NULL;
+	s->hint = NULL;
+	*out = s;
+	return EFI_SUCCESS;
+fail:
+	/* nothing was probed or unlocked yet */
 	if (s->head)
 		er_free_pages(s->head, 1);
-	er_free(s->list);
+	er_free(s->list.d);
 	er_free(s);
 	return err;
 }
 
-void er_volumes_close(BOOLEAN quiet)
+void er_volumes_close(struct er_volumes *v, BOOLEAN quiet)
 {
-	er_crypt_wipe_all(quiet);
+	if (v)
+		er_crypt_wipe_all(&v->crypts, quiet);
 }
 
-BOOLEAN er_volumes_helpers_unconfirmed(void)
+void er_volumes_free(struct er_volumes *v)
 {
-	return er_unlock_helpers_unconfirmed() ? TRUE : FALSE;
+	if (!v)
+		return;
+	er_crypt_free_all(&v->crypts);
+	er_vgs_free_kept(&v->vgs);
+	if (er_lanes_unconfirmed(&v->lanes))
+		return;         /* kept for a helper CPU that may still come: see struct er_volumes */
+	er_wipe(v, sizeof(*v));
+	er_free(v);
 }
 
-BOOLEAN er_volumes_locked(void)
+BOOLEAN er_volumes_helpers_unconfirmed(const struct er_volumes *v)
 {
-	return nlocked > 0;
+	return v && er_lanes_unconfirmed(&v->lanes) ? TRUE : FALSE;
+}
+
+BOOLEAN er_volumes_locked(const struct er_volumes *v)
+{
+	return v && v->nlocked > 0;
 }
