@@ -35,7 +35,8 @@
 #include "image/fmt.h"
 
 #define MAX_PVS 32
-#define MAX_LUKS ER_VOL_MAX_LUKS    /* containers looked at */
+#define MAX_LUKS ER_VOL_MAX_LUKS    /* containers looked at (headers read, maybe unlocked) */
+#define MAX_SEEN 32                 /* LUKS devices whose UUID is kept for the twin check */
 
 struct er_volumes {
 	/* for the rest of the boot (the devices handed out point into them) */
@@ -56,8 +57,10 @@ struct er_volumes {
 	UINTN nphys;
 	struct er_vgs_pv pv[MAX_PVS];
 	UINTN npv;
-	UINTN luks[MAX_LUKS];           /* device indexes of LUKS containers */
+	UINTN luks[MAX_SEEN + 1];       /* device indexes of LUKS devices (the first MAX_LUKS looked at) */
+	char luks_uuid[MAX_SEEN][41];   /* their UUIDs as the probe saw them ("" unknown) */
 	UINTN nluks;
+	BOOLEAN luks_lost;              /* more than MAX_SEEN: UUIDs not known */
 	UINT8 *head;                    /* one page of scratch */
 };
 
@@ -186,10 +189,13 @@ static void probe(struct er_volumes *s, UINTN i)
 	}
 	if (!luks)
 		return;
-	if (s->nluks < MAX_LUKS)
-		s->luks[s->nluks++] = i;
-	else
+	if (s->nluks >= MAX_LUKS)
 		log_warn(L"%a: more than %d LUKS containers: not looked at\n", d->id, (INTN)MAX_LUKS);
+	if (s->nluks < MAX_SEEN) {
+		er_luks_uuid_seen(s->head, n, s->luks_uuid[s->nluks]);
+		s->luks[s->nluks++] = i;
+	} else
+		s->luks_lost = TRUE;
 }
 
 /* ---- when to ask for a passphrase */
@@ -282,16 +288,48 @@ static void unlock(struct er_volumes *s, UINTN i, const struct er_luks_header *h
 	er_wipe(vk, sizeof(vk));
 }
 
+/* Why the twin group of container k is refused (er_luks_twins said so): a member whose
+ * header was not read, or a UUID not known, or headers that differ. */
+static void log_refused(struct er_volumes *s, UINTN k, const char *uuid, UINTN nluks, UINTN nopen,
+			const struct er_luks_header *hdrs, const bool *ok, const unsigned *lead)
+{
+	const char *on = s->list.d[s->luks[k]].id;
+	for (UINTN m = 0; m < nluks; m++) {
+		if (ok[m] || lead[m] != k || m == k)
+			continue;
+		log_info(L"luks-%a on %a: %a holds a container with this UUID whose header %a; the devices holding it "
+			 L"cannot be shown to be one (RAID1 members?): none is unlocked, booting normally (the initramfs "
+			 L"will ask)\n", uuid, on, s->list.d[s->luks[m]].id,
+			 m >= nopen ? "was not looked at (too many LUKS devices)" : "could not be read");
+		return;
+	}
+	for (UINTN m = 0; m < nluks; m++) {
+		if (!ok[m] && m >= s->nluks) {
+			log_info(L"luks-%a on %a: more than %d LUKS devices: one not looked at may hold this container too; "
+				 L"not unlocked, booting normally (the initramfs will ask)\n", uuid, on, (INTN)MAX_SEEN);
+			return;
+		} else if (!ok[m] && !hdrs[m].uuid[0]) {
+			log_info(L"luks-%a on %a: the header on %a could not be read, nor its UUID: it may hold this "
+				 L"container too; not unlocked, booting normally (the initramfs will ask)\n", uuid, on,
+				 s->list.d[s->luks[m]].id);
+			return;
+		}
+	}
+	log_info(L"luks-%a on %a: another device has a container with this UUID and a different header; "
+		 L"neither is unlocked, booting normally (the initramfs will ask)\n", uuid, on);
+}
+
 static void unlock_wanted(struct er_volumes *s)
 {
 	struct er_luks_header *hdrs;
 	BOOLEAN named = s->hint->have && s->hint->loc.luks[0];
 	BOOLEAN any = s->hint->have && !named;
-	UINTN nluks = s->nluks;
-	enum er_luks_status st[MAX_LUKS];
-	struct er_luks_err e[MAX_LUKS];
-	bool ok[MAX_LUKS], refused[MAX_LUKS];
-	unsigned lead[MAX_LUKS];
+	/* one member more than the devices seen: "a LUKS device whose UUID is not known" */
+	UINTN nluks = s->nluks + (s->luks_lost ? 1 : 0), nopen = s->nluks < MAX_LUKS ? s->nluks : MAX_LUKS;
+	enum er_luks_status st[MAX_SEEN + 1];
+	struct er_luks_err e[MAX_SEEN + 1];
+	bool ok[MAX_SEEN + 1], refused[MAX_SEEN + 1];
+	unsigned lead[MAX_SEEN + 1];
 
 	if (nluks == 0)
 		return;
@@ -300,12 +338,24 @@ static void unlock_wanted(struct er_volumes *s)
 			s->nlocked++;
 		return;
 	}
+	if (s->luks_lost) {
+		/* its index is never used to name a device */
+		log_warn(L"more than %d LUKS devices: which containers are one cannot be told; none is unlocked\n",
+			 (INTN)MAX_SEEN);
+		s->luks[s->nluks] = s->luks[s->nluks - 1];
+	}
 	struct er_luks_mem mem = er_unlock_mem(&s->lanes);
 	for (UINTN k = 0; k < nluks; k++) {
-		struct er_luks_dev dev = luks_dev(&s->list.d[s->luks[k]]);
 		er_memset(&e[k], 0, sizeof(e[k]));
-		st[k] = er_luks_open(&hdrs[k], &dev, &mem, &e[k]);
+		st[k] = ER_LUKS_IO;
+		if (k < nopen) {
+			struct er_luks_dev dev = luks_dev(&s->list.d[s->luks[k]]);
+			st[k] = er_luks_open(&hdrs[k], &dev, &mem, &e[k]);
+		}
 		ok[k] = st[k] == ER_LUKS_OK;
+		/* not read: its UUID as the probe saw it (the twin check) */
+		if (!ok[k] && !hdrs[k].uuid[0] && k < s->nluks)
+			er_memcpy(hdrs[k].uuid, s->luks_uuid[k], sizeof(hdrs[k].uuid));
 	}
 	er_luks_twins(hdrs, ok, (unsigned)nluks, lead, refused);
 	if (any && visible_now(s)) {
@@ -317,6 +367,12 @@ static void unlock_wanted(struct er_volumes *s)
 		struct er_luks_header *hdr = &hdrs[k];
 		struct er_blockdev *d = &s->list.d[i];
 		const char *uuid = hdr->uuid[0] ? hdr->uuid : "?";
+		if (k >= nopen) {
+			/* not looked at (logged by the probe); its twins were refused above */
+			if (k < s->nluks && (named ? er_uuid_text_eq(hdr->uuid, s->hint->loc.luks) : any))
+				s->nlocked++;
+			continue;
+		}
 		if (st[k] == ER_LUKS_NOT_LUKS)
 			continue;
 		if (lead[k] != k) {
@@ -338,13 +394,12 @@ static void unlock_wanted(struct er_volumes *s)
 			continue;
 		}
 		if (refused[k]) {
-			log_info(L"luks-%a on %a: another device has a container with this UUID and a different header; "
-				 L"neither is unlocked, booting normally (the initramfs will ask)\n", uuid, d->id);
+			log_refused(s, k, uuid, nluks, nopen, hdrs, ok, lead);
 			s->nlocked++;
 			continue;
 		}
 		UINTN twins[MAX_LUKS], ntw = 0;
-		for (UINTN j = k + 1; j < nluks; j++)
+		for (UINTN j = k + 1; j < nopen; j++)
 			if (lead[j] == k)
 				twins[ntw++] = s->luks[j];
 		UINTN before = er_crypt_count(&s->crypts);
@@ -352,7 +407,7 @@ static void unlock_wanted(struct er_volumes *s)
 		if (er_crypt_count(&s->crypts) == before)
 			s->nlocked++;
 		/* the hint's swap found in what was just unlocked: no further passphrase */
-		else if (any && k + 1 < nluks && visible_now(s))
+		else if (any && k + 1 < nopen && visible_now(s))
 			any = FALSE;
 	}
 	er_wipe(hdrs, nluks * sizeof(*hdrs));
