@@ -3,6 +3,7 @@
  * the other CPUs (loader/lanes.c on EFI MP services). The KDF's memory is given back
  * before er_unlock returns. */
 #include "loader/unlock.h"
+#include "loader/kdfbudget.h"
 #include "efi/mp.h"
 #include "arch/cpu.h"
 #include "crypto/wipe.h"
@@ -101,21 +102,15 @@ static void mp_stalled(void *ctx, uint32_t done)
 		 L"boot normally: the image is kept)\n", (INTN)(LANE_JOIN_US / 1000000), (INTN)done);
 }
 
+static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+		   const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len, unsigned helpers);
+
 BOOLEAN er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
 		  const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len)
 {
-	struct er_luks_err e = { 0 };
-	struct er_luks_mem mem = er_unlock_mem(lanes);
 	unsigned helpers = er_mp_helpers_available();
 	static const struct er_lanes_ops mp_ops = { NULL, mp_start, mp_join, er_mp_now_us, er_mp_relax, mp_stalled };
-	struct er_lanes engine = { lanes, er_lanes_run };
-	char *pw = NULL;
-	size_t len = 0;
-	unsigned slot = 0;
 	char summary[200];
-	struct esc_poll esc = { apic_id(), FALSE };
-	struct er_luks_cancel cancel = { &esc, esc_requested };
-	BOOLEAN unlocked = FALSE;
 
 	*vk_len = 0;
 	er_lanes_init(lanes, &mp_ops, helpers, LANE_JOIN_US);
@@ -126,6 +121,39 @@ BOOLEAN er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, 
 			 hdr->uuid);
 		return FALSE;
 	}
+	/* the keyslots one attempt tries, within the KDF budget (loader/kdfbudget.h); the
+	 * rest are never tried in this boot */
+	struct er_luks_header *tried;
+	if (EFI_ERROR(er_alloc_zero(sizeof(*tried), (void **)&tried)))
+		return FALSE;
+	*tried = *hdr;
+	UINT8 dropped[ER_LUKS_MAX_KEYSLOTS];
+	UINT64 spent = 0;
+	unsigned ndropped = er_kdf_budget(tried, ER_KDF_BUDGET, dropped, &spent);
+	for (unsigned i = 0; i < ndropped; i++)
+		log_info(L"luks-%a: keyslot %d (%a, %ld/1000 of a capped keyslot) skipped: over the KDF budget of one "
+			 L"passphrase attempt (%d/1000 kept of %d/1000: efiresume.conf(5))\n", hdr->uuid, (INTN)dropped[i],
+			 kdf_name(hdr->ks[dropped[i]].kdf), er_kdf_cost(hdr, dropped[i]), (INTN)spent, (INTN)ER_KDF_BUDGET);
+	BOOLEAN unlocked = ask(lanes, lower, dev, tried, vk, vk_len, helpers);
+	er_wipe(tried, sizeof(*tried));
+	er_free(tried);
+	return unlocked;
+}
+
+/* The passphrases, tried on hdr's keyslots (within the budget already). */
+static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+		   const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len, unsigned helpers)
+{
+	struct er_luks_err e = { 0 };
+	struct er_luks_mem mem = er_unlock_mem(lanes);
+	struct er_lanes engine = { lanes, er_lanes_run };
+	char *pw = NULL;
+	size_t len = 0;
+	unsigned slot = 0;
+	struct esc_poll esc = { apic_id(), FALSE };
+	struct er_luks_cancel cancel = { &esc, esc_requested };
+	BOOLEAN unlocked = FALSE;
+
 	/* the key derivation's memory in one piece: there, or no passphrase is asked */
 	UINT64 need = er_luks_max_unlock_memory(hdr), addr = 0;
 	if (need) {
