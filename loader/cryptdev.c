@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unlocked LUKS containers as block devices ("luks-<uuid>"): reads decrypted, writes
- * encrypted. This file owns the volume keys' schedules (wiped by er_crypt_wipe_all). */
-#include "loader/volint.h"
+/* Unlocked LUKS containers as block devices; see cryptdev.h. */
+#include "loader/cryptdev.h"
+#include "loader/devlist.h"
 #include "crypto/wipe.h"
 
-struct crypt_map {
+struct er_crypt_map {
 	struct er_blockdev lower;
 	struct er_luks_segment seg;
-	struct er_aes_xts xts;       /* the volume key's schedule: wiped by er_volumes_close */
+	struct er_aes_xts xts;       /* the volume key's schedule: wiped by er_crypt_wipe_all */
 	BOOLEAN wiped;
 };
 
-static struct crypt_map *crypts[MAX_LUKS];
-static UINTN ncrypts;
-
 static EFI_STATUS crypt_read(const struct er_blockdev *d, UINT64 off, void *buf, UINTN len, BOOLEAN quiet)
 {
-	const struct crypt_map *m = d->ctx;
+	const struct er_crypt_map *m = d->ctx;
 	if (m->wiped)
 		return quiet ? EFI_ACCESS_DENIED : log_error_status(EFI_ACCESS_DENIED, L"%a: the volume key is wiped", d->id);
 	EFI_STATUS err = quiet ? er_blockdev_probe(&m->lower, m->seg.offset + off, buf, len)
@@ -33,7 +30,7 @@ static EFI_STATUS crypt_read(const struct er_blockdev *d, UINT64 off, void *buf,
 
 static EFI_STATUS crypt_write(const struct er_blockdev *d, UINT64 off, const void *buf, UINTN len)
 {
-	const struct crypt_map *m = d->ctx;
+	const struct er_crypt_map *m = d->ctx;
 	if (m->wiped)
 		return log_error_status(EFI_ACCESS_DENIED, L"%a: the volume key is wiped", d->id);
 	UINTN pages = (len + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
@@ -53,18 +50,17 @@ static EFI_STATUS crypt_write(const struct er_blockdev *d, UINT64 off, const voi
 
 static const struct er_blockdev_ops crypt_ops = { crypt_read, crypt_write };
 
-BOOLEAN er_crypt_room(const struct state *s, UINTN n)
+BOOLEAN er_crypt_room(const struct er_crypts *c, UINTN n)
 {
-	return ncrypts + n <= MAX_LUKS && s->n + n <= s->cap;
+	return c->n + n <= ER_VOL_MAX_LUKS && c->nalloc + n <= ER_VOL_MAX_MAPPED;
 }
 
-BOOLEAN er_crypt_add(struct state *s, const struct er_blockdev *lower, const struct er_luks_header *hdr, UINT8 *vk,
-		     UINTN vk_len, const char *suffix)
+BOOLEAN er_crypt_map(struct er_crypts *c, struct er_blockdev *d, const struct er_blockdev *lower,
+		     const struct er_luks_header *hdr, UINT8 *vk, UINTN vk_len, const char *suffix)
 {
 	BOOLEAN added = FALSE;
-	struct crypt_map *m = NULL;
-	struct er_blockdev *d = er_vol_new_dev(s);
-	if (!d || ncrypts == MAX_LUKS || EFI_ERROR(er_alloc_zero(sizeof(*m), (void **)&m)))
+	struct er_crypt_map *m = NULL;
+	if (!er_crypt_room(c, 1) || EFI_ERROR(er_alloc_zero(sizeof(*m), (void **)&m)))
 		goto out;
 	if (!er_aes_xts_init(&m->xts, vk, vk_len)) {
 		log_warn(L"luks-%a: the volume key does not fit aes-xts\n", hdr->uuid);
@@ -78,6 +74,7 @@ BOOLEAN er_crypt_add(struct state *s, const struct er_blockdev *lower, const str
 	UINT32 bs = hdr->seg.sector_size > lower->block_size ? hdr->seg.sector_size : lower->block_size;
 	UINT64 size = hdr->seg.dynamic ? lower->size - hdr->seg.offset : hdr->seg.size;
 	size -= size % bs;
+	er_memset(d, 0, sizeof(*d));
 	d->ops = &crypt_ops;
 	d->ctx = m;
 	d->encrypted = TRUE;
@@ -85,39 +82,57 @@ BOOLEAN er_crypt_add(struct state *s, const struct er_blockdev *lower, const str
 	d->io_align = lower->io_align;
 	d->size = size;
 	d->partition = TRUE;
-	er_vol_set_name(d, "luks-", hdr->uuid, suffix);
-	crypts[ncrypts++] = m;
-	s->n++;
-	er_vol_probe(s, s->n - 1);
+	er_devlist_set_name(d, "luks-", hdr->uuid, suffix);
+	c->m[c->nalloc++] = m;
+	c->n++;
 	added = TRUE;
 out:
 	er_wipe(vk, vk_len);
 	return added;
 }
 
-UINTN er_crypt_count(void)
+UINTN er_crypt_count(const struct er_crypts *c)
 {
-	return ncrypts;
+	return c->n;
 }
 
-void er_crypt_wipe_all(BOOLEAN quiet)
+static void wipe_map(struct er_crypt_map *m)
 {
-	for (UINTN i = 0; i < ncrypts; i++) {
-		er_aes_xts_wipe(&crypts[i]->xts);
-		crypts[i]->wiped = TRUE;
-	}
-	if (ncrypts && !quiet)
-		log_info(L"%d volume key(s) wiped\n", (INTN)ncrypts);
-	ncrypts = 0;
+	if (m->wiped)
+		return;
+	er_aes_xts_wipe(&m->xts);
+	m->wiped = TRUE;
 }
 
-void er_crypt_undo(struct state *s, UINTN n)
+void er_crypt_wipe_all(struct er_crypts *c, BOOLEAN quiet)
 {
-	(void)s;
+	for (UINTN i = 0; i < c->nalloc; i++)
+		wipe_map(c->m[i]);
+	if (c->n && !quiet)
+		log_info(L"%d volume key(s) wiped\n", (INTN)c->n);
+	c->n = 0;
+}
+
+void er_crypt_undo(struct er_crypts *c, UINTN n)
+{
 	/* the devices stay listed (nothing may point at freed memory) but cannot be read */
-	for (; n > 0 && ncrypts > 0; n--) {
-		struct crypt_map *m = crypts[--ncrypts];
-		er_aes_xts_wipe(&m->xts);
-		m->wiped = TRUE;
+	for (UINTN i = c->nalloc; n > 0 && i > 0;) {
+		struct er_crypt_map *m = c->m[--i];
+		if (m->wiped)
+			continue;
+		wipe_map(m);
+		c->n--;
+		n--;
 	}
+}
+
+void er_crypt_free_all(struct er_crypts *c)
+{
+	er_crypt_wipe_all(c, TRUE);
+	for (UINTN i = 0; i < c->nalloc; i++) {
+		er_wipe(c->m[i], sizeof(*c->m[i]));
+		er_free(c->m[i]);
+		c->m[i] = NULL;
+	}
+	c->nalloc = 0;
 }

@@ -2,7 +2,8 @@
 /* loader/lanes.c: the argon2 lanes of a LUKS2 key derivation on helper CPUs (the
  * er_lanes engine of crypto/argon2.h). Pure C: the CPU operations come in through
  * er_lanes_ops (EFI MP services in loader/unlock.c, pthreads in tests/unit/test_lanes.c).
- * The shared state is a struct er_lane_sched the caller keeps in static storage. */
+ * The shared state is a struct er_lane_sched the caller keeps alive for as long as a helper
+ * may come back (struct er_volumes in loader/volumes.c). */
 #ifndef EFIRESUME_LOADER_LANES_H
 #define EFIRESUME_LOADER_LANES_H
 
@@ -46,14 +47,15 @@ struct er_lane_sched {
 	struct er_lane_helper h[ER_LANES_HELPERS];
 };
 
-/* Sets up s (static storage) for up to helpers helper CPUs. */
+/* Sets up s (zeroed at first; kept alive while er_lanes_unconfirmed) for up to helpers
+ * helper CPUs. */
 void er_lanes_init(struct er_lane_sched *s, const struct er_lanes_ops *ops, unsigned helpers, uint64_t join_us);
 
 /* The er_lanes run operation; ctx is the struct er_lane_sched.
  *
  * Lanes are claimed with a CAS on `claim`, tagged with the run's epoch, by the boot CPU
  * and the helpers alike; so a helper that enters late (after the run, or in another
- * run) claims nothing and leaves, touching only this static struct. It returns only
+ * run) claims nothing and leaves, touching only this struct. It returns only
  * when every lane has returned (crypto/argon2.h's contract: fn's arg is in the
  * caller's frame): a lane a helper holds past join_us is reported once
  * (ops->stalled) and still waited for. Then every helper started must be confirmed

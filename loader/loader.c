@@ -70,6 +70,7 @@ EFI_STATUS er_loader_main(void)
 	struct er_hint hint;
 	struct er_hibkey hk;   /* Secure Boot: this boot's keys; wiped and closed below, last */
 	UINTN ndevs = 0;
+	struct er_volumes *vols = NULL;
 	EFI_STATUS err;
 
 	/* A broken configuration file still leaves the defaults in place: go on. */
@@ -81,7 +82,7 @@ EFI_STATUS er_loader_main(void)
 	/* LVM logical volumes and LUKS containers: devices of their own (a failure here
 	 * leaves the plain devices) */
 	if (!EFI_ERROR(err))
-		er_volumes_open(&cfg, &hint, &devs, &ndevs);
+		er_volumes_open(&cfg, &hint, &devs, &ndevs, &vols);
 	if (!EFI_ERROR(err))
 		err = er_find_image(&cfg, &hint, devs, ndevs, &image);
 	if (!EFI_ERROR(err) && image.stale_location)
@@ -108,15 +109,16 @@ EFI_STATUS er_loader_main(void)
 				log_info(L"%a: booting normally at the user's request; the image is kept\n", image.dev->id);
 			break;
 		default:
-			er_resume(&cfg, &image, &hk);
+			er_resume(&cfg, &image, &hk, vols);
 		}
 	}
 	/* the image it recorded is gone (unless it may be in a container left locked) */
-	if (!EFI_ERROR(err) && !image.dev && !er_volumes_locked())
+	if (!EFI_ERROR(err) && !image.dev && !er_volumes_locked(vols))
 		er_stale_forget();
 	/* the volume keys go before anything else runs */
-	er_volumes_close(FALSE);
+	er_volumes_close(vols, FALSE);
 	er_free(devs);
+	er_volumes_free(vols);
 	/* Secure Boot: this boot's key for a kernel that asks (the patched EFI stub), wiped at
 	 * ExitBootServices; and whatever returns to the firmware finds no key */
 	er_hibkey_offer(&hk);

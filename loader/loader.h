@@ -46,7 +46,9 @@ EFI_STATUS er_run_fallback(const struct er_config *cfg);
  * (nothing written) or was told to do a dry run; the caller then boots normally.
  * hk: this boot's Secure Boot keys (loader/hibkey.h); the previous key is used up. */
 struct er_hibkey;
-EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, struct er_hibkey *hk);
+struct er_volumes;
+EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, struct er_hibkey *hk,
+		     struct er_volumes *vols);
 
 /* loader/resume.c: one line saying what would be resumed (kernel release, device, size),
  * from the image's header page (x86 kernels record no release there: it comes from the

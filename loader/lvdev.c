@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* LVM2 logical volumes as block devices ("LV vg/lv"), mapped onto the devices holding
- * their PVs. The VGs they point into belong to an assembly of loader/vgs.c; so do the
- * devices' contexts. */
-#include "loader/volint.h"
+ * their PVs; see lvdev.h. The VGs they point into belong to an assembly of loader/vgs.c;
+ * so do the devices' contexts. */
+#include "loader/lvdev.h"
 #include "loader/volumes.h"
 #include "image/fmt.h"
 
@@ -53,41 +53,7 @@ static EFI_STATUS lv_write(const struct er_blockdev *d, UINT64 off, const void *
 
 static const struct er_blockdev_ops lv_ops = { lv_read, lv_write };
 
-/* ---- the firmware side of loader/vgs.c */
-
-static int vgs_read(void *ctx, unsigned dev, uint64_t off, void *buf, size_t len)
-{
-	struct state *s = ctx;
-	return EFI_ERROR(er_vol_read_bytes(&s->list[dev], off, buf, len)) ? -1 : 0;
-}
-
-static void *vgs_alloc(void *ctx, size_t bytes)
-{
-	void *p = NULL;
-	(void)ctx;
-	return EFI_ERROR(er_alloc_zero(bytes, &p)) ? NULL : p;
-}
-
-static void vgs_free(void *ctx, void *p)
-{
-	(void)ctx;
-	er_free(p);
-}
-
-static void vgs_log(void *ctx, bool warn, const char *line)
-{
-	(void)ctx;
-	if (warn)
-		log_warn(L"%a", line);
-	else
-		log_info(L"%a", line);
-}
-
-static struct er_vgs_ops vgs_ops = { NULL, vgs_read, vgs_alloc, vgs_free, vgs_log };
-static struct er_vgs_set vgs_set = { &vgs_ops, NULL };
-
-/* A device for every mappable visible LV of a. */
-static void map_lvs(struct state *s, struct er_vgs *a)
+void er_lvdev_map_all(struct er_vgs *a, struct er_devlist *list)
 {
 	for (unsigned k = 0; k < a->n; k++) {
 		struct er_lvm_vg *vg = a->vg[k];
@@ -104,7 +70,7 @@ static void map_lvs(struct state *s, struct er_vgs *a)
 				continue;
 			}
 			struct lv_map *m;
-			struct er_blockdev *d = er_vol_new_dev(s);
+			struct er_blockdev *d = er_devlist_slot(list);
 			if (!d || EFI_ERROR(er_alloc_zero(sizeof(*m), (void **)&m)))
 				return;
 			if (er_vgs_add_dev(a, m) < 0) {
@@ -117,7 +83,7 @@ static void map_lvs(struct state *s, struct er_vgs *a)
 			for (unsigned p = 0; p < vg->n_pvs; p++) {
 				if (!vg->pv[p].present)
 					continue;
-				m->pv[p] = s->list[vg->pv[p].device];
+				m->pv[p] = list->d[vg->pv[p].device];
 				if (m->pv[p].encrypted)
 					d->encrypted = TRUE;
 				if (m->pv[p].block_size > bs)
@@ -131,32 +97,12 @@ static void map_lvs(struct state *s, struct er_vgs *a)
 			d->io_align = align;
 			d->size = er_lvm_lv_sectors(vg, l) * ER_LVM_SECTOR;
 			d->partition = TRUE;
-			er_vol_set_name(d, "LV ", vg->name, "/");
+			er_devlist_set_name(d, "LV ", vg->name, "/");
 			UINTN used = er_strnlen(d->id, sizeof(d->id));
 			er_snprintf(d->id + used, sizeof(d->id) - used, "%s", lv->name);
-			s->n++;
+			list->n++;
 		}
 	}
-}
-
-EFI_STATUS er_vol_lvs_map(struct state *s, struct er_vgs **out)
-{
-	vgs_ops.ctx = s;
-	if (er_vgs_assemble(&vgs_set, s->pv, (unsigned)s->npv, out) != 0)
-		return EFI_OUT_OF_RESOURCES;
-	map_lvs(s, *out);
-	return EFI_SUCCESS;
-}
-
-void er_vol_lvs_drop(struct state *s, struct er_vgs *a, UINTN n0)
-{
-	er_vgs_drop(&vgs_set, a);
-	s->n = n0;
-}
-
-void er_vol_lvs_keep(struct er_vgs *a)
-{
-	er_vgs_keep(&vgs_set, a);
 }
 
 BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec)

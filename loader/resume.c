@@ -323,6 +323,7 @@ struct loaded {
 	UINT64 nr_pfns;             /* entries of pfns */
 	struct er_auth_run *auth;   /* Secure Boot: decryption and authentication */
 	struct er_hibkey *hk;       /* Secure Boot: the keys of this boot */
+	struct er_volumes *vols;    /* the volume layer: its keys are wiped at the commit */
 };
 
 /* Before loading: the image is for this loader's architecture and this machine (its
@@ -622,7 +623,7 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 	enum er_pnr_result pr = er_point_of_no_return(&ops);
 	/* the signature is written (or put back): no volume key is needed any more, and
 	 * none may reach the image kernel or the normal boot */
-	er_volumes_close(pr == ER_PNR_EXITED);
+	er_volumes_close(l->vols, pr == ER_PNR_EXITED);
 	if (pr == ER_PNR_EXITED) {
 		__asm__ __volatile__("cli");
 		er_arch_after_exit(h, &m);
@@ -660,12 +661,13 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
  * step (decompression here; the argon2 lanes of the unlock, loader/volumes.c) may
  * still be running, whatever it was given. Its memory is kept for good by whoever
  * lent it; this load's own memory was not lent to it, so it may be given back. */
-static BOOLEAN helpers_all_confirmed(void)
+static BOOLEAN helpers_all_confirmed(const struct er_volumes *vols)
 {
-	return !er_dec_cpus_unconfirmed() && !er_volumes_helpers_unconfirmed();
+	return !er_dec_cpus_unconfirmed() && !er_volumes_helpers_unconfirmed(vols);
 }
 
-EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, struct er_hibkey *hk)
+EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, struct er_hibkey *hk,
+		     struct er_volumes *vols)
 {
 	const struct er_blockdev *dev = sd->dev;
 	struct source_ctx sc = { dev, 0, 0, 0 };
@@ -693,6 +695,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, s
 	l.page0 = page0;
 	l.auth = &ar;
 	l.hk = hk;
+	l.vols = vols;
 	if (EFI_ERROR(err))
 		goto out;
 	if (er_swsusp2004_signature(page0) && sd->header_page != 0)
@@ -703,7 +706,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, s
 		err = load_modern(dev, &src, &sc, page, &l, t_start);
 	if (EFI_ERROR(err))
 		goto out;
-	if (!helpers_all_confirmed()) {
+	if (!helpers_all_confirmed(vols)) {
 		er_plan_undo(&l.plan);
 		err = refuse(dev, ER_R_CPUS, "a helper CPU of an earlier step did not confirm that it stopped");
 		goto out;

@@ -52,6 +52,8 @@ static bool same_header(const struct er_luks_header *a, const struct er_luks_hea
 
 void er_luks_twins(const struct er_luks_header *h, const bool *ok, unsigned n, unsigned *lead, bool *refused)
 {
+	bool unknown = false;
+	/* the groups: the first readable header of a UUID leads */
 	for (unsigned k = 0; k < n; k++) {
 		lead[k] = k;
 		refused[k] = false;
@@ -65,7 +67,41 @@ void er_luks_twins(const struct er_luks_header *h, const bool *ok, unsigned n, u
 				break;
 			}
 	}
+	/* a header that was not read (an I/O error, or not looked at) belongs to the group
+	 * of its UUID: that group cannot be shown to be one header, so none of it is
+	 * unlocked; one whose UUID is not known either may belong to any group */
+	for (unsigned k = 0; k < n; k++) {
+		if (ok[k])
+			continue;
+		if (!h[k].uuid[0]) {
+			unknown = true;
+			continue;
+		}
+		for (unsigned j = 0; j < n; j++)
+			if (ok[j] && lead[j] == j && er_uuid_text_eq(h[j].uuid, h[k].uuid)) {
+				lead[k] = j;
+				refused[j] = true;
+				break;
+			}
+	}
 	for (unsigned k = 0; k < n; k++)
-		if (refused[lead[k]])
+		if (refused[lead[k]] || (unknown && ok[k]))
 			refused[k] = true;
+}
+
+bool er_luks_uuid_seen(const void *head, size_t len, char uuid[41])
+{
+	const char *b = head;
+	size_t i;
+	uuid[0] = 0;
+	if (len < 208 || er_luks_probe(head, len) == 0)
+		return false;
+	for (i = 0; i < 40 && b[168 + i]; i++)
+		uuid[i] = b[168 + i];
+	if (i == 0 || i == 40) {
+		uuid[0] = 0;
+		return false;
+	}
+	uuid[i] = 0;
+	return true;
 }

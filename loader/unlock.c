@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The passphrase dialogue for one LUKS container: up to 3 passphrases on the console,
- * the key derivation with its argon2 lanes on the other CPUs (loader/lanes.c on EFI MP
- * services). The KDF's memory is given back before er_unlock returns. */
-#include "loader/volint.h"
-#include "loader/lanes.h"
+/* The passphrase dialogue for one LUKS container; see unlock.h. The argon2 lanes run on
+ * the other CPUs (loader/lanes.c on EFI MP services). The KDF's memory is given back
+ * before er_unlock returns. */
+#include "loader/unlock.h"
+#include "loader/kdfbudget.h"
 #include "efi/mp.h"
 #include "arch/cpu.h"
 #include "crypto/wipe.h"
@@ -13,13 +13,6 @@
 #define PASS_TRIES 3
 #define PASS_IDLE_S 300         /* no key for 5 minutes: boot normally */
 #define LANE_JOIN_US (120ull * 1000000)
-
-static struct er_lane_sched lanes;   /* static: a helper that comes back late finds it */
-
-static bool luks_read(void *ctx, uint64_t off, size_t len, void *buf)
-{
-	return !EFI_ERROR(er_vol_read_bytes(ctx, off, buf, len));
-}
 
 static void *luks_alloc(void *ctx, uint64_t bytes)
 {
@@ -32,18 +25,18 @@ static void *luks_alloc(void *ctx, uint64_t bytes)
 	return (void *)(UINTN)addr;
 }
 
+/* ctx: the lane scheduler (a helper not confirmed back may still write to the memory) */
 static void luks_free(void *ctx, void *p, uint64_t bytes)
 {
-	(void)ctx;
-	if (p && !er_lanes_unconfirmed(&lanes))
+	const struct er_lane_sched *lanes = ctx;
+	if (p && !er_lanes_unconfirmed(lanes))
 		er_free_pages(p, (UINTN)((bytes + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE));
 }
 
-const struct er_luks_mem er_unlock_mem = { NULL, luks_alloc, luks_free };
-
-bool er_unlock_helpers_unconfirmed(void)
+struct er_luks_mem er_unlock_mem(struct er_lane_sched *lanes)
 {
-	return er_lanes_unconfirmed(&lanes);
+	struct er_luks_mem mem = { lanes, luks_alloc, luks_free };
+	return mem;
 }
 
 /* The cancel hook of the key derivation: Esc pressed (ConIn: the keyboard and, through
@@ -109,60 +102,58 @@ static void mp_stalled(void *ctx, uint32_t done)
 		 L"boot normally: the image is kept)\n", (INTN)(LANE_JOIN_US / 1000000), (INTN)done);
 }
 
-/* The container and its twins (the one header: the one key), all or none. vk is wiped. */
-static void add_all(struct state *s, const struct er_blockdev *lower, const struct er_luks_header *hdr, UINT8 *vk,
-		    UINTN vk_len, const UINTN *twins, UINTN ntwins)
-{
-	UINT8 copy[ER_LUKS_MAX_KEY];
-	UINTN added = 0;
-	for (UINTN t = 0; t <= ntwins; t++) {
-		char suffix[8];
-		er_memcpy(copy, vk, vk_len);
-		er_snprintf(suffix, sizeof(suffix), t ? " #%u" : "", (unsigned)(t + 1));
-		if (!er_crypt_add(s, t ? &s->list[twins[t - 1]] : lower, hdr, copy, vk_len, suffix))
-			break;
-		if (t)
-			log_info(L"luks-%a on %a: the same header: unlocked with the same key\n", hdr->uuid,
-				 s->list[twins[t - 1]].id);
-		added++;
-	}
-	er_wipe(copy, sizeof(copy));
-	er_wipe(vk, vk_len);
-	if (added != ntwins + 1) {
-		/* a member left locked would keep the signature of an image resumed from another */
-		log_warn(L"luks-%a: not every device holding it could be mapped; none is used\n", hdr->uuid);
-		er_crypt_undo(s, added);
-	}
-}
+static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+		   const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len, unsigned helpers);
 
-void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr, const UINTN *twins, UINTN ntwins)
+BOOLEAN er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+		  const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len)
 {
-	struct er_blockdev lower = s->list[i];
-	struct er_luks_dev dev = { &lower, lower.size, luks_read };
-	struct er_luks_err e = { 0 };
 	unsigned helpers = er_mp_helpers_available();
 	static const struct er_lanes_ops mp_ops = { NULL, mp_start, mp_join, er_mp_now_us, er_mp_relax, mp_stalled };
-	struct er_lanes engine = { &lanes, er_lanes_run };
-	char *pw = NULL;
-	UINT8 vk[ER_LUKS_MAX_KEY];
-	size_t vk_len = 0;
-	unsigned slot = 0;
 	char summary[200];
-	struct esc_poll esc = { apic_id(), FALSE };
-	struct er_luks_cancel cancel = { &esc, esc_requested };
 
-	er_lanes_init(&lanes, &mp_ops, helpers, LANE_JOIN_US);
+	*vk_len = 0;
+	er_lanes_init(lanes, &mp_ops, helpers, LANE_JOIN_US);
 	er_luks_summary(hdr, summary, sizeof(summary));
-	log_info(L"luks-%a on %a: %a\n", hdr->uuid, lower.id, summary);
-	if (er_lanes_unconfirmed(&lanes)) {
+	log_info(L"luks-%a on %a: %a\n", hdr->uuid, lower->id, summary);
+	if (er_lanes_unconfirmed(lanes)) {
 		log_warn(L"luks-%a: a helper CPU of an earlier key derivation was not confirmed back; not unlocked\n",
 			 hdr->uuid);
-		return;
+		return FALSE;
 	}
-	if (!er_crypt_room(s, 1 + ntwins)) {
-		log_warn(L"luks-%a: no room for %d more mapped device(s); not unlocked\n", hdr->uuid, (INTN)(1 + ntwins));
-		return;
-	}
+	/* the keyslots one attempt tries, within the KDF budget (loader/kdfbudget.h); the
+	 * rest are never tried in this boot */
+	struct er_luks_header *tried;
+	if (EFI_ERROR(er_alloc_zero(sizeof(*tried), (void **)&tried)))
+		return FALSE;
+	*tried = *hdr;
+	UINT8 dropped[ER_LUKS_MAX_KEYSLOTS];
+	UINT64 spent = 0;
+	unsigned ndropped = er_kdf_budget(tried, ER_KDF_BUDGET, dropped, &spent);
+	for (unsigned i = 0; i < ndropped; i++)
+		log_info(L"luks-%a: keyslot %d (%a, %ld/1000 of a capped keyslot) skipped: over the KDF budget of one "
+			 L"passphrase attempt (%d/1000 kept of %d/1000: efiresume.conf(5))\n", hdr->uuid, (INTN)dropped[i],
+			 kdf_name(hdr->ks[dropped[i]].kdf), er_kdf_cost(hdr, dropped[i]), (INTN)spent, (INTN)ER_KDF_BUDGET);
+	BOOLEAN unlocked = ask(lanes, lower, dev, tried, vk, vk_len, helpers);
+	er_wipe(tried, sizeof(*tried));
+	er_free(tried);
+	return unlocked;
+}
+
+/* The passphrases, tried on hdr's keyslots (within the budget already). */
+static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+		   const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len, unsigned helpers)
+{
+	struct er_luks_err e = { 0 };
+	struct er_luks_mem mem = er_unlock_mem(lanes);
+	struct er_lanes engine = { lanes, er_lanes_run };
+	char *pw = NULL;
+	size_t len = 0;
+	unsigned slot = 0;
+	struct esc_poll esc = { apic_id(), FALSE };
+	struct er_luks_cancel cancel = { &esc, esc_requested };
+	BOOLEAN unlocked = FALSE;
+
 	/* the key derivation's memory in one piece: there, or no passphrase is asked */
 	UINT64 need = er_luks_max_unlock_memory(hdr), addr = 0;
 	if (need) {
@@ -171,14 +162,14 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr, const UINTN
 			log_info(L"luks-%a: the key derivation needs %ld MiB in one piece and the firmware has no such free "
 				 L"memory; not unlocked, booting normally (the initramfs will ask)\n", hdr->uuid,
 				 (need + (1 << 20) - 1) >> 20);
-			return;
+			return FALSE;
 		}
 		er_free_pages((void *)(UINTN)addr, pages);
 	}
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&pw)))
-		return;
+		return FALSE;
 	for (unsigned t = 1; t <= PASS_TRIES; t++) {
-		log_info(L"passphrase for luks-%a on %a (try %d of %d, Esc: skip): ", hdr->uuid, lower.id, (INTN)t,
+		log_info(L"passphrase for luks-%a on %a (try %d of %d, Esc: skip): ", hdr->uuid, lower->id, (INTN)t,
 			 (INTN)PASS_TRIES);
 		INTN n = er_read_secret(pw, PASS_MAX, PASS_IDLE_S);
 		if (n < 0) {
@@ -188,12 +179,12 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr, const UINTN
 		}
 		UINT64 t0 = er_time_us();
 		esc.seen = FALSE;
-		enum er_luks_status st = er_luks_unlock(hdr, &dev, &er_unlock_mem, &engine, &cancel, (const UINT8 *)pw,
-							(size_t)n, vk, &vk_len, &slot, &e);
+		enum er_luks_status st = er_luks_unlock(hdr, dev, &mem, &engine, &cancel, (const UINT8 *)pw, (size_t)n, vk,
+							&len, &slot, &e);
 		UINT64 ms = (er_time_us() - t0) / 1000;
 		er_wipe(pw, PASS_MAX);
-		if (er_lanes_unconfirmed(&lanes)) {
-			er_wipe(vk, sizeof(vk));
+		if (er_lanes_unconfirmed(lanes)) {
+			er_wipe(vk, ER_LUKS_MAX_KEY);
 			log_warn(L"luks-%a: a helper CPU was not confirmed back after the argon2 lanes; not unlocked, and no "
 				 L"image is resumed in this boot\n", hdr->uuid);
 			break;
@@ -201,7 +192,8 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr, const UINTN
 		if (st == ER_LUKS_OK) {
 			log_info(L"luks-%a: unlocked (keyslot %d, %a, %ld ms on %d CPU(s))\n", hdr->uuid, (INTN)slot,
 				 kdf_name(hdr->ks[slot].kdf), ms, (INTN)(helpers + 1));
-			add_all(s, &lower, hdr, vk, vk_len, twins, ntwins);
+			*vk_len = len;
+			unlocked = TRUE;
 			break;
 		}
 		if (st == ER_LUKS_INTERRUPTED) {
@@ -219,7 +211,9 @@ void er_unlock(struct state *s, UINTN i, struct er_luks_header *hdr, const UINTN
 		log_info(L"luks-%a: not unlocked: %a: %a\n", hdr->uuid, er_luks_status_name(st), e.detail);
 		break;
 	}
-	er_wipe(vk, sizeof(vk));
+	if (!unlocked)
+		er_wipe(vk, ER_LUKS_MAX_KEY);
 	er_wipe(pw, ER_PAGE_SIZE);
 	er_free_pages(pw, 1);
+	return unlocked;
 }

@@ -150,3 +150,12 @@ void er_vgs_keep(struct er_vgs_set *set, struct er_vgs *a)
 	a->next = set->kept;
 	set->kept = a;
 }
+
+void er_vgs_free_kept(struct er_vgs_set *set)
+{
+	while (set->kept) {
+		struct er_vgs *a = set->kept;
+		set->kept = a->next;
+		er_vgs_drop(set, a);
+	}
+}

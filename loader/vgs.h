@@ -41,10 +41,11 @@ struct er_vgs {
 	struct er_vgs *next;                /* in er_vgs_set.kept */
 };
 
-/* Every assembly of one boot (static storage). An assembly is either dropped (a
- * look: freed at once with its VGs and its devices' contexts, after its devices were
- * taken off the list) or kept (its devices are handed out: it lives, whole, until
- * the end of the boot). Nothing of an assembly is ever freed apart from the rest. */
+/* Every assembly of one boot (in the object of loader/volumes.c). An assembly is either
+ * dropped (a look: freed at once with its VGs and its devices' contexts, after its
+ * devices were taken off the list) or kept (its devices are handed out: it lives, whole,
+ * until er_vgs_free_kept, after the device list is gone). Nothing of an assembly is ever
+ * freed apart from the rest. */
 struct er_vgs_set {
 	const struct er_vgs_ops *ops;
 	struct er_vgs *kept;
@@ -63,7 +64,10 @@ int er_vgs_add_dev(struct er_vgs *a, void *ctx);
 void er_vgs_drop(struct er_vgs_set *set, struct er_vgs *a);
 
 /* The final assembly: its devices are handed out for the rest of the boot; a is
- * kept in set, whole, and never freed. */
+ * kept in set, whole, until er_vgs_free_kept. */
 void er_vgs_keep(struct er_vgs_set *set, struct er_vgs *a);
+
+/* Frees every kept assembly (whole), once none of their devices is listed anywhere. */
+void er_vgs_free_kept(struct er_vgs_set *set);
 
 #endif

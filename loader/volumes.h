@@ -5,27 +5,37 @@
 
 #include "loader/loader.h"
 
+/* The volume layer of one boot: the devices it mapped, the unlocked containers (their
+ * volume keys), the assembled volume groups, the argon2 lanes' scheduler. Opaque. */
+struct er_volumes;
+
 /* Replaces *devs (er_blockdev_list's array, freed here) with a larger one: the same
  * devices, then one per unlocked LUKS container ("luks-<uuid>") and per mappable
  * logical volume ("LV vg/lv"), whose reads and writes go through the mapping (and
- * the cipher). Asks for passphrases only as the hint allows (see volumes.c). On an
- * error *devs is left as it was. */
+ * the cipher); *out is the object that owns what they point into. Asks for
+ * passphrases only as the hint allows (see volumes.c). On an error *devs is left as
+ * it was and *out is NULL (every function below takes NULL: nothing mapped). */
 EFI_STATUS er_volumes_open(const struct er_config *cfg, const struct er_hint *hint, struct er_blockdev **devs,
-			   UINTN *ndevs);
+			   UINTN *ndevs, struct er_volumes **out);
 
-/* Wipes every volume key (the containers cannot be read or written any more). quiet:
- * after ExitBootServices (no output). Called before the hand-off and before the
- * normal boot. */
-void er_volumes_close(BOOLEAN quiet);
+/* Wipes every volume key (the containers cannot be read or written any more; again:
+ * nothing). quiet: after ExitBootServices (no output, no firmware call). Called before
+ * the hand-off and before the normal boot. */
+void er_volumes_close(struct er_volumes *v, BOOLEAN quiet);
+
+/* Gives back v's memory (keys wiped first), once the device list er_volumes_open handed
+ * out is freed (its devices point into v). While a helper CPU is unconfirmed (below) v
+ * itself stays allocated, on purpose: that CPU may still use the lanes' state in it. */
+void er_volumes_free(struct er_volumes *v);
 
 /* An image was expected in a LUKS container that stayed locked (refused, skipped,
  * wrong passphrases): that no image was found says nothing about whether one is there. */
-BOOLEAN er_volumes_locked(void);
+BOOLEAN er_volumes_locked(const struct er_volumes *v);
 
 /* A helper CPU of the argon2 lanes (loader/lanes.c) was never confirmed back: it may
  * still run code of ours and touch memory of ours. While this is TRUE nothing may be
  * committed (no signature write, no hand-off): keep the image, boot the fallback. */
-BOOLEAN er_volumes_helpers_unconfirmed(void);
+BOOLEAN er_volumes_helpers_unconfirmed(const struct er_volumes *v);
 
 /* d is the logical volume spec names ("vg/lv", "/dev/vg/lv", "/dev/mapper/vg-lv"). */
 BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec);
