@@ -34,7 +34,7 @@ cmd_hook() {
 			elif [ -n "$next" ] && [ "$next" != "$entry" ] && [ -e "$(var_path "Boot$next")" ] && ! is_ours "$next"; then
 				# someone else's one-shot (a firmware update, a one-time boot): theirs to
 				# consume. This resume goes through BootOrder (the kernel's own resume).
-				echo "efiresume: BootNext already points at Boot$next (\"$(LO=$(load_option "$next" 2>/dev/null) && lo_get desc)\"), not at efiresume: left as it is; BootNext not set, efiresume will not resume this hibernation" >&2
+				echo "efiresume: BootNext already points at Boot$next (\"$(entry_desc "$next")\"), not at efiresume: left as it is; BootNext not set, efiresume will not resume this hibernation" >&2
 			elif ebm -n "$entry"; then
 				echo "efiresume: BootNext set to Boot$entry"
 			else
@@ -78,7 +78,8 @@ cmd_hook() {
 # EfiresumeLocation: {"uuid","offset","device","kernelVersion"} like systemd's HibernateLocation,
 # plus "luks" and "lv" after "device" when the swap sits in a LUKS container and/or an LV
 write_location() {
-	local rdev roff dev uuid f tmp LOC_LV LOC_LUKS hints=
+	local rdev roff dev uuid f tmp hints=
+	local -A vol
 	rdev=$(cat "$SYSFS/power/resume" 2>/dev/null)
 	roff=$(cat "$SYSFS/power/resume_offset" 2>/dev/null)
 	f=$(var_path EfiresumeLocation "$ER_GUID")
@@ -95,9 +96,9 @@ write_location() {
 		var_delete EfiresumeLocation "$ER_GUID"
 		return 0
 	fi
-	volume_stack "$rdev"
-	[ -n "$LOC_LUKS" ] && hints="$hints,\"luks\":\"$LOC_LUKS\""
-	[ -n "$LOC_LV" ] && hints="$hints,\"lv\":\"$(json_escape "$LOC_LV")\""
+	volume_stack "$rdev" vol
+	[ -n "${vol[luks]}" ] && hints="$hints,\"luks\":\"${vol[luks]}\""
+	[ -n "${vol[lv]}" ] && hints="$hints,\"lv\":\"$(json_escape "${vol[lv]}")\""
 	tmp=$(mktemp) || return 0
 	{
 		printf '\007\000\000\000'

@@ -16,6 +16,11 @@ cmd_install() {
 	bin=$(binary_for "$ARCH")
 	[ -r "$bin" ] || die "$bin is missing (is the efiresume package installed?)"
 	find_esp "$OPT_ESP"
+	local recorded entry= entry_new=
+	recorded=$(state_get esp)
+	if [ -n "$recorded" ] && [ "$recorded" != "$ESP" ]; then
+		say "efiresume was installed on the EFI system partition at $recorded (recorded in $STATE): installing on $ESP instead; the boot entry that starts it there goes, its files in $recorded/EFI/efiresume are left as they are (nothing starts them)"
+	fi
 	sb_prepare "$bin" install
 	if [ "$ARCH" = ia32 ] && [ "$(uname -m)" = x86_64 ]; then
 		warn "64-bit kernel on 32-bit UEFI: efiresume-ia32 resumes 32-bit kernels only"
@@ -46,8 +51,9 @@ cmd_install() {
 			fb_comment="given with --fallback"
 		fi
 	elif [ -n "$fresh" ] || [ -z "$(conf_get "$conf" fallback)" ] && [ -z "$(grep -s '^# efiresume-install fallback:' "$conf")" ]; then
-		detect_fallback
-		fb_set=1 fb_path=$FB_PATH fb_comment=$FB_COMMENT fb_opts=$FB_OPTS
+		local -A fb
+		detect_fallback fb
+		fb_set=1 fb_path=${fb[path]} fb_comment=${fb[comment]} fb_opts=${fb[opts]}
 		[ -z "$OPT_OPTIONS_SET" ] && [ -n "$fb_opts" ] && opts_set=1
 	fi
 	if [ -n "$OPT_OPTIONS_SET" ]; then
@@ -76,10 +82,7 @@ cmd_install() {
 		say "copied $bin to $ESP/EFI/efiresume/efiresume.efi"
 	fi
 	if [ -n "$fresh" ]; then
-		{
-			echo "# efiresume.conf: \"key value\" lines, see efiresume.conf(5)."
-			echo "# Written by efiresume-install; efiresume-install update keeps this file as it is."
-		} >"$conf" || die "cannot write $conf"
+		conf_create "$conf" || die "cannot write $conf"
 	fi
 	if [ -n "$OPT_TIMEOUT" ]; then
 		conf_set "$conf" timeout "$OPT_TIMEOUT" || die "cannot write $conf"
@@ -95,24 +98,24 @@ cmd_install() {
 		conf_set "$conf" options "$fb_opts" || die "cannot write $conf"
 		[ -n "$fb_opts" ] && say "options: $fb_opts"
 	fi
-	if ! ensure_entry "\\EFI\\efiresume\\$SB_LOADER"; then
+	if ! ensure_entry "\\EFI\\efiresume\\$SB_LOADER" entry entry_new; then
 		[ -n "$newdir" ] && rm -rf "$ESP/EFI/efiresume"
 		die "no boot entry could be created; $([ -n "$newdir" ] && echo "the files copied to the ESP were deleted again" || echo "the files on the ESP were updated")"
 	fi
-	apply_mode "$mode" || die "cannot change BootOrder"
+	apply_mode "$mode" "$entry" || die "cannot change BootOrder"
 	sb_remove_stale
 	# a BootNext left pointing at our entry from an earlier hibernation is harmless; keep it
 	local sbs=()
 	mapfile -t sbs < <(sb_state)
-	state_write "mode=$mode" "entry=$ENTRY" "esp=$ESP" "arch=$ARCH" "version=$(pkg_version)" \
+	state_write "mode=$mode" "entry=$entry" "esp=$ESP" "esp-partuuid=${ESP_PARTUUID:-}" "arch=$ARCH" "version=$(pkg_version)" \
 		"sha256=$(sha256sum "$bin" | cut -d' ' -f1)" "installed=$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${sbs[@]}" ||
 		die "cannot write $STATE"
-	say "installed efiresume ($ARCH) on $ESP, Boot$ENTRY, mode $mode${SB_MODE:+, Secure Boot through $SB_MODE (\\EFI\\efiresume\\$SB_LOADER)}"
+	say "installed efiresume ($ARCH) on $ESP, Boot$entry, mode $mode${SB_MODE:+, Secure Boot through $SB_MODE (\\EFI\\efiresume\\$SB_LOADER)}"
 	sb_key_lines
 	sb_check_fallback "$(conf_get "$conf" fallback)"
 	sb_mok_import
 	if [ "$mode" = on-hibernate ]; then
-		say "the systemd-sleep hook sets BootNext to Boot$ENTRY before each hibernation"
+		say "the systemd-sleep hook sets BootNext to Boot$entry before each hibernation"
 		[ -d /run/systemd/system ] || [ -n "${EFIRESUME_SYSFS:-}" ] ||
 			warn "systemd is not running: nothing runs the sleep hook, so hibernating will not set BootNext (use --mode=always)"
 	fi
@@ -147,7 +150,7 @@ cmd_update_real() {
 	check_secure_boot "$(sb_mode_wanted)"
 	find_esp "$OPT_ESP"
 	ARCH=$(fw_arch) || die "cannot tell the firmware's word size"
-	local bin mode dir=$ESP/EFI/efiresume
+	local bin mode dir=$ESP/EFI/efiresume entry= entry_new=
 	bin=$(binary_for "$ARCH")
 	[ -r "$bin" ] || die "$bin is missing"
 	mode=$(state_get mode)
@@ -183,17 +186,17 @@ cmd_update_real() {
 		copy_binary "$bin" || die "cannot write $dir/efiresume.efi; the binary there is left as it was"
 		say "updated $dir/efiresume.efi to $(pkg_version) ($ARCH)"
 	fi
-	ensure_entry "\\EFI\\efiresume\\$SB_LOADER" || die "cannot create the boot entry"
+	ensure_entry "\\EFI\\efiresume\\$SB_LOADER" entry entry_new || die "cannot create the boot entry"
 	# an entry that was missing is put back where the mode wants it; an existing one keeps
 	# its place in BootOrder (the user may have moved it)
-	if [ -n "$ENTRY_NEW" ] || [ -n "$switched" ]; then
-		apply_mode "$mode" || die "cannot change BootOrder"
+	if [ -n "$entry_new" ] || [ -n "$switched" ]; then
+		apply_mode "$mode" "$entry" || die "cannot change BootOrder"
 	fi
-	[ -n "$switched" ] && say "--secure-boot=$SB_MODE: switched to --mode=always (Boot$ENTRY first in BootOrder): $SB_MODE_WHY"
+	[ -n "$switched" ] && say "--secure-boot=$SB_MODE: switched to --mode=always (Boot$entry first in BootOrder): $SB_MODE_WHY"
 	sb_remove_stale
 	local sbs=()
 	mapfile -t sbs < <(sb_state)
-	state_write "mode=$mode" "entry=$ENTRY" "esp=$ESP" "arch=$ARCH" "version=$version" \
+	state_write "mode=$mode" "entry=$entry" "esp=$ESP" "esp-partuuid=${ESP_PARTUUID:-}" "arch=$ARCH" "version=$version" \
 		"sha256=$sha" "installed=$(state_get installed)" "${sbs[@]}" ||
 		die "cannot write $STATE"
 	if [ "$SB_MODE" = shim ]; then

@@ -45,9 +45,8 @@ EOF
 # started gets one: --secure-boot implies --mode=always (on-hibernate is refused).
 SBTMP=
 sb_tmp() {
-	[ -n "$SBTMP" ] && return 0
-	SBTMP=$(mktemp -d "${TMPDIR:-/tmp}/efiresume-install.XXXXXX") || die "cannot make a temporary directory"
-	trap 'rm -rf "$SBTMP"' EXIT
+	work_dir
+	SBTMP=$WORKDIR
 }
 
 # file names in \EFI\efiresume\ for mode $1 on $ARCH: SB_LOADER (what the entry starts),
@@ -112,24 +111,7 @@ esl_certs() { # NAME GUID OUT
 	d=$SBTMP/esl-$1
 	rm -rf "$d" && mkdir -p "$d" || return 1
 	# efivarfs files cannot seek: through a pipe
-	cat "$f" 2>/dev/null | perl -e '
-		binmode STDIN; local $/; my $v = <STDIN>;
-		exit 0 if !defined $v || length($v) < 4;
-		my $d = substr($v, 4); my ($p, $n) = (0, 0);
-		my $x509 = pack("V v v", 0xa5c059a1, 0x94e4, 0x4aa7) . pack("H4 H12", "87b5", "ab155c2bf072");
-		while ($p + 28 <= length $d) {
-			my $type = substr($d, $p, 16);
-			my ($ls, $hs, $ss) = unpack("V V V", substr($d, $p + 16, 12));
-			last if $ls < 28 || $p + $ls > length($d) || $ss < 16;
-			if ($type eq $x509) {
-				for (my $q = $p + 28 + $hs; $q + $ss <= $p + $ls; $q += $ss) {
-					open my $o, ">:raw", sprintf("%s/%03d.der", $ARGV[0], $n++) or exit 1;
-					print $o substr($d, $q + 16, $ss - 16);
-					close $o;
-				}
-			}
-			$p += $ls;
-		}' "$d" || return 1
+	cat "$f" 2>/dev/null | efi_pl_esl_x509 "$d" || return 1
 	for c in "$d"/*.der; do
 		[ -e "$c" ] && openssl x509 -inform DER -in "$c" >>"$3" 2>/dev/null
 	done
@@ -166,11 +148,7 @@ image_trust() { # FILE TRUSTED
 shim_vendor_cert() { # SHIM OUT
 	command -v objcopy >/dev/null 2>&1 || return 1
 	objcopy -O binary --only-section=.vendor_cert "$1" "$SBTMP/vendor.bin" 2>/dev/null || return 1
-	perl -e 'binmode STDIN; binmode STDOUT; local $/; my $v = <STDIN>;
-		exit 1 if !defined $v || length($v) < 16;
-		my ($size, undef, $off) = unpack("V V V", $v);
-		exit 1 if !$size || $off + $size > length $v;
-		print substr($v, $off, $size);' <"$SBTMP/vendor.bin" >"$SBTMP/vendor.der" || return 1
+	efi_pl_shim_vendor_cert <"$SBTMP/vendor.bin" >"$SBTMP/vendor.der" || return 1
 	openssl x509 -inform DER -in "$SBTMP/vendor.der" -out "$2" 2>/dev/null
 }
 

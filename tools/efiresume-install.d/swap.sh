@@ -175,28 +175,30 @@ mount_of() {
 # The resume offset of swap file FILE on a FSTYPE filesystem, in pages, as systemd computes it
 # for HibernateLocation and the kernel's resume_offset: the physical offset of the file's
 # first extent divided by the page size (filefrag -v), or on Btrfs what
-# btrfs inspect-internal map-swapfile -r prints. Sets OFF (empty: unknown) and OFF_HOW.
-swapfile_offset() { # FILE FSTYPE
+# btrfs inspect-internal map-swapfile -r prints. OFF-VAR gets it (empty: unknown), HOW-VAR how
+# it was found (or why not).
+swapfile_offset() { # FILE FSTYPE OFF-VAR HOW-VAR
+	local -n so_off=$3 so_how=$4
 	local out rc ps bs phys
-	OFF= OFF_HOW=
+	so_off= so_how=
 	ps=$(getconf PAGESIZE 2>/dev/null)
 	[[ $ps =~ ^[1-9][0-9]*$ ]] || ps=4096
 	if [ "$2" = btrfs ]; then
 		if ! command -v btrfs >/dev/null 2>&1; then
-			OFF_HOW="unknown: btrfs (btrfs-progs) is not installed"
+			so_how="unknown: btrfs (btrfs-progs) is not installed"
 			return 0
 		fi
 		out=$(btrfs inspect-internal map-swapfile -r "$1" 2>&1)
 		rc=$?
 		if [ "$rc" = 0 ] && [[ $out =~ ^[0-9]+$ ]]; then
-			OFF=$out OFF_HOW="btrfs inspect-internal map-swapfile -r"
+			so_off=$out so_how="btrfs inspect-internal map-swapfile -r"
 		else
-			OFF_HOW="unknown: btrfs inspect-internal map-swapfile -r: $(printf '%s\n' "$out" | head -n 1)"
+			so_how="unknown: btrfs inspect-internal map-swapfile -r: $(printf '%s\n' "$out" | head -n 1)"
 		fi
 		return 0
 	fi
 	if ! command -v filefrag >/dev/null 2>&1; then
-		OFF_HOW="unknown: filefrag (e2fsprogs) is not installed"
+		so_how="unknown: filefrag (e2fsprogs) is not installed"
 		return 0
 	fi
 	out=$(filefrag -v "$1" 2>&1)
@@ -204,50 +206,14 @@ swapfile_offset() { # FILE FSTYPE
 	bs=$(printf '%s\n' "$out" | sed -n 's/^File size of .* ([0-9]* blocks\{0,1\} of \([0-9]*\) bytes).*/\1/p' | head -n 1)
 	phys=$(printf '%s\n' "$out" | sed -n 's/^ *0: *[0-9]*\.\. *[0-9]*: *\([0-9]*\)\.\..*/\1/p' | head -n 1)
 	if [ "$rc" != 0 ] || [ -z "$bs" ] || [ -z "$phys" ]; then
-		OFF_HOW="unknown: filefrag -v: $(printf '%s\n' "$out" | grep -v '^Filesystem type' | head -n 1)"
+		so_how="unknown: filefrag -v: $(printf '%s\n' "$out" | grep -v '^Filesystem type' | head -n 1)"
 	elif [ "$phys" = 0 ] || [ "$bs" = 0 ] || [ $((phys * bs % ps)) != 0 ]; then
-		OFF_HOW="unknown: filefrag -v puts its first extent at block $phys of $bs bytes (not allocated, or not on a page boundary)"
+		so_how="unknown: filefrag -v puts its first extent at block $phys of $bs bytes (not allocated, or not on a page boundary)"
 	else
-		OFF=$((phys * bs / ps))
-		OFF_HOW="first extent at block $phys of $bs bytes (filefrag -v)"
+		so_off=$((phys * bs / ps))
+		so_how="first extent at block $phys of $bs bytes (filefrag -v)"
 	fi
 	return 0
-}
-
-# a location variable (systemd's HibernateLocation in UTF-16LE, efiresume's EfiresumeLocation
-# in UTF-8) decoded: key=value lines json, uuid, offset, kernel; or error
-decode_location() { # utf16|utf8 (the variable on stdin, with its 4 attribute bytes)
-	perl -e '
-		use strict;
-		binmode STDIN; local $/; my $d = <STDIN>;
-		if (!defined $d || length($d) <= 4) { print "error=empty\n"; exit 0; }
-		$d = substr($d, 4, 65536);
-		my $s = "";
-		if ($ARGV[0] eq "utf16") {
-			if (length($d) % 2) { print "error=an odd number of bytes for UTF-16LE\n"; exit 0; }
-			my @u = unpack("v*", $d);
-			pop @u if @u && $u[-1] == 0;
-			for (my $i = 0; $i < @u; $i++) {
-				my $c = $u[$i];
-				if ($c == 0) { print "error=a NUL before the end\n"; exit 0; }
-				if ($c >= 0xd800 && $c <= 0xdbff && $i + 1 < @u && $u[$i + 1] >= 0xdc00 && $u[$i + 1] <= 0xdfff) {
-					$c = 0x10000 + (($c - 0xd800) << 10) + ($u[++$i] - 0xdc00);
-				} elsif ($c >= 0xd800 && $c <= 0xdfff) {
-					print "error=an unpaired surrogate\n"; exit 0;
-				}
-				$s .= chr($c);
-			}
-		} else {
-			$s = $d; $s =~ s/\0+\z//;
-			utf8::decode($s);
-		}
-		$s =~ s/[\x00-\x1f\x7f]/?/g;
-		binmode STDOUT, ":utf8";
-		print "json=", substr($s, 0, 1024), "\n";
-		print "uuid=", lc $1, "\n" if $s =~ /"uuid"\s*:\s*"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})"/;
-		print "offset=$1\n" if $s =~ /"offset"\s*:\s*([0-9]{1,20})\b/;
-		print "kernel=$1\n" if $s =~ /"kernelVersion"\s*:\s*"([^"\\]{0,256})"/;
-	' "$1" 2>/dev/null
 }
 
 # does a location (UUID, OFFSET) name one of the swaps listed (SW_LABEL, SW_UUID, SW_OFF)?
@@ -277,7 +243,7 @@ location_lines() { # NAME GUID utf16|utf8 WHO
 	local f kv k v json= uuid= off= kern= err= run
 	f=$(var_path "$1" "$2")
 	[ -e "$f" ] || return 0
-	kv=$(cat "$f" 2>/dev/null | decode_location "$3")
+	kv=$(cat "$f" 2>/dev/null | efi_pl_location "$3")
 	while IFS='=' read -r k v; do
 		case $k in json) json=$v ;; uuid) uuid=$v ;; offset) off=$v ;; kernel) kern=$v ;; error) err=$v ;; esac
 	done <<<"$kv"
@@ -297,9 +263,9 @@ location_lines() { # NAME GUID utf16|utf8 WHO
 }
 
 # one swap file of /proc/swaps (RAW: as it prints it): inspect it, say where it lives;
-# appends to SW_*
+# appends to the caller's SW_* arrays (status_swaps)
 swapfile_lines() { # RAW PATH
-	local mnt fst src mp mmm mm= sdev= u= read_fs
+	local mnt fst src mp mmm mm= sdev= u= read_fs off= how=unknown first
 	mnt=$(mount_of "$1")
 	IFS=$'\t' read -r fst src mp mmm <<<"$mnt"
 	src=$(unesc "$src") mp=$(unesc "$mp")
@@ -309,10 +275,9 @@ swapfile_lines() { # RAW PATH
 	[ -n "$mm" ] && sdev=$(dev_of "$mm")
 	[ -n "$sdev" ] || { [ -b "$src" ] && sdev=$src; }
 	[ -n "$sdev" ] && u=$(id_of "" "$sdev" uuid)
-	OFF= OFF_HOW="unknown"
 	case $2 in
-	*" (deleted)") OFF_HOW="unknown: the file was deleted while in use" ;;
-	*) [ -n "$mnt" ] && swapfile_offset "$2" "$fst" ;;
+	*" (deleted)") how="unknown: the file was deleted while in use" ;;
+	*) [ -n "$mnt" ] && swapfile_offset "$2" "$fst" off how ;;
 	esac
 	# an offset past the end of the device (map-swapfile prints 2^52-1 for a file with no
 	# extent) or at its first page (a superblock) is no offset
@@ -320,20 +285,23 @@ swapfile_lines() { # RAW PATH
 	sectors=$(cat "$SYSFS/dev/block/$mm/size" 2>/dev/null)
 	ps=$(getconf PAGESIZE 2>/dev/null)
 	[[ $ps =~ ^[1-9][0-9]*$ ]] || ps=4096
-	if [ -n "$OFF" ] && { [ "$OFF" = 0 ] || [ "${#OFF}" -gt 15 ] ||
-		{ [[ $sectors =~ ^[1-9][0-9]*$ ]] && [ $((OFF * ps)) -ge $((sectors * 512)) ]; }; }; then
-		OFF_HOW="unknown: $OFF_HOW gives page $OFF, not inside ${sdev:-the device}"
-		OFF=
+	if [ -n "$off" ] && { [ "$off" = 0 ] || [ "${#off}" -gt 15 ] ||
+		{ [[ $sectors =~ ^[1-9][0-9]*$ ]] && [ $((off * ps)) -ge $((sectors * 512)) ]; }; }; then
+		how="unknown: $how gives page $off, not inside ${sdev:-the device}"
+		off=
 	fi
 	if [ -z "$mnt" ]; then
-		echo "  $2 (active swap file): cannot inspect: no mount over it in $PROCFS/self/mountinfo"
+		first="  $2 (active swap file): cannot inspect: no mount over it in $PROCFS/self/mountinfo"
 	elif [ -z "$sdev" ]; then
-		echo "  $2 (active swap file): cannot inspect: the block device of $src is not found"
-	elif [ -z "$OFF" ]; then
-		echo "  $2 (active swap file): cannot inspect: its resume offset is $OFF_HOW"
+		first="  $2 (active swap file): cannot inspect: the block device of $src is not found"
+	elif [ -z "$off" ]; then
+		first="  $2 (active swap file): cannot inspect: its resume offset is $how"
 	else
-		inspect_one "$sdev" "$OFF" "$2 (active swap file)"
+		first=$(inspect_one "$sdev" "$off" "$2 (active swap file)")
 	fi
+	printf '%s\n' "$first"
+	SW_LABEL+=("$2") SW_UUID+=("$u") SW_OFF+=("$off") SW_KEY+=("${mm:-?}@${off:-?}") SW_TYPE+=(file)
+	SW_IMAGE+=("${first#"  $2 (active swap file): "}")
 	[ -n "$mnt" ] || return 0
 	if printf ' %s ' "$ER_SWAPFILE_FS" | grep -qF " $fst "; then
 		read_fs="efiresume recognises $fst"
@@ -341,20 +309,20 @@ swapfile_lines() { # RAW PATH
 		read_fs="efiresume does not recognise ${fst:-this filesystem}: it cannot find a swap file there"
 	fi
 	echo "    in the $fst filesystem UUID ${u:-unknown} mounted at $mp ($src); $read_fs"
-	echo "    resume offset: ${OFF:+$OFF pages, }${OFF_HOW}"
+	echo "    resume offset: ${off:+$off pages, }${how}"
 	if [ -n "$mm" ]; then
 		stack_lines "$mm" "    " "filesystem on "
 	fi
-	if [ -n "$OFF" ] && [ -n "$u" ]; then
-		echo "    efiresume finds it through HibernateLocation or EfiresumeLocation (written at hibernation), or with \"resume UUID=$u\" and \"resume-offset $OFF\" in efiresume.conf"
+	if [ -n "$off" ] && [ -n "$u" ]; then
+		echo "    efiresume finds it through HibernateLocation or EfiresumeLocation (written at hibernation), or with \"resume UUID=$u\" and \"resume-offset $off\" in efiresume.conf"
 	fi
-	SW_LABEL+=("$2") SW_UUID+=("$u") SW_OFF+=("$OFF") SW_KEY+=("${mm:-?}@${OFF:-?}")
+	return 0
 }
 
 json_escape() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 
-# The volumes under the resume device MAJ:MIN, for the loader (issue 11). Sets LOC_LV to
-# "<vg>/<lv>" when it is an LVM logical volume, and LOC_LUKS to the LUKS UUID (as in the
+# The volumes under the resume device MAJ:MIN, for the loader (issue 11), into the
+# associative array ARRAY: [lv] "<vg>/<lv>" when it is an LVM logical volume, [luks] the LUKS UUID (as in the
 # header: 8-4-4-4-12, lower case) when it, or the one device under that LV, is an open
 # LUKS1/LUKS2 container. From sysfs alone (device-mapper's dm/name and dm/uuid, slaves/):
 # no LVM command runs while the system goes to sleep.
@@ -362,16 +330,17 @@ json_escape() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 #                       has a suffix and is not an LV of its own)
 #   dm/name of an LV:   <vg>-<lv>, with '-' inside a name doubled (libdevmapper's quoting)
 #   dm/uuid of a LUKS container: CRYPT-LUKS2-<uuid, 32 hex digits>-<name> (or CRYPT-LUKS1-)
-volume_stack() { # MAJ:MIN
+volume_stack() { # MAJ:MIN ARRAY
+	local -n vs=$2
 	local d=$SYSFS/dev/block/$1 u n q vg lv h s
-	LOC_LV= LOC_LUKS=
+	vs=([lv]="" [luks]="")
 	u=$(cat "$d/dm/uuid" 2>/dev/null) || return 0
 	if [[ $u =~ ^LVM-[[:alnum:]]{64}$ ]]; then
 		n=$(cat "$d/dm/name" 2>/dev/null)
 		q=${n//--//}       # "--" is a '-' inside a name; '/' is in no device-mapper name
 		if [[ $q == ?*-?* && $q != *-*-* ]]; then
 			vg=${q%%-*} lv=${q#*-}
-			LOC_LV=${vg//\//-}/${lv//\//-}
+			vs[lv]=${vg//\//-}/${lv//\//-}
 		else
 			echo "efiresume: $1: device-mapper name '$n' is not <vg>-<lv>; \"lv\" not written" >&2
 		fi
@@ -384,7 +353,7 @@ volume_stack() { # MAJ:MIN
 	fi
 	if [[ $u =~ ^CRYPT-LUKS[12]-([[:xdigit:]]{32})-. ]]; then
 		h=${BASH_REMATCH[1],,}
-		LOC_LUKS=${h:0:8}-${h:8:4}-${h:12:4}-${h:16:4}-${h:20:12}
+		vs[luks]=${h:0:8}-${h:8:4}-${h:12:4}-${h:16:4}-${h:20:12}
 	fi
 	return 0
 }
