@@ -36,6 +36,10 @@ mkdir -p "$stage/DEBIAN"
 install -D -m 0644 "$BUILD/efiresume-x64.efi" "$stage/usr/lib/efiresume/efiresume-x64.efi"
 install -D -m 0644 "$BUILD/efiresume-ia32.efi" "$stage/usr/lib/efiresume/efiresume-ia32.efi"
 install -D -m 0755 tools/efiresume-install "$stage/usr/sbin/efiresume-install"
+# its libraries (sourced: not executable), where the installed efiresume-install looks for them
+for f in tools/efiresume-install.d/*.sh; do
+	install -D -m 0644 "$f" "$stage/usr/share/efiresume/install.d/${f##*/}"
+done
 install -D -m 0755 "$BUILD/swsusp-inspect" "$stage/usr/sbin/swsusp-inspect"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/swsusp-inspect"
 install -D -m 0755 "$P/efiresume.sleep" "$stage/usr/lib/systemd/system-sleep/efiresume"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Controls for the Secure Boot checks of tests/host/test-install.sh: each control takes one
-# behaviour out of a copy of tools/efiresume-install (a sed edit), runs the Secure Boot part
+# behaviour out of a copy of tools/efiresume-install and its libraries
+# (tools/efiresume-install.d/*.sh; a sed edit), runs the Secure Boot part
 # of test-install.sh against that copy (EFIRESUME_TEST_TOOL, EFIRESUME_TEST_ONLY=secure-boot),
 # and passes when the check meant to catch it FAILs. A control whose edit does not apply
 # fails too. Needs what test-install.sh needs (root, make all). About a minute per control.
@@ -35,10 +36,13 @@ ctl hook-sets-bootnext 's/if \[ "\$mode" = on-hibernate \] \&\& \[ -z "\$sbm" \]
 for i in "${!names[@]}"; do
 	name=${names[$i]} expr=${exprs[$i]} want=${wants[$i]}
 	[ $# -eq 0 ] || printf ' %s ' "$@" | grep -qF " $name " || continue
-	tool=$W/efiresume-install.$name
-	sed "$expr" "$TOP/tools/efiresume-install" >"$tool" && chmod +x "$tool"
-	if cmp -s "$tool" "$TOP/tools/efiresume-install"; then
-		echo "FAIL: control $name: the edit does not apply to tools/efiresume-install"; fails=$((fails + 1)); continue
+	# a copy of the installer (the dispatcher and its libraries), the edit applied to every file
+	mkdir -p "$W/$name"
+	cp -r "$TOP/tools/efiresume-install" "$TOP/tools/efiresume-install.d" "$W/$name/"
+	tool=$W/$name/efiresume-install
+	for f in "$tool" "$W/$name/efiresume-install.d"/*.sh; do sed -i "$expr" "$f"; done
+	if diff -r -q "$W/$name/efiresume-install.d" "$TOP/tools/efiresume-install.d" >/dev/null && cmp -s "$tool" "$TOP/tools/efiresume-install"; then
+		echo "FAIL: control $name: the edit does not apply to tools/efiresume-install{,.d/*.sh}"; fails=$((fails + 1)); continue
 	fi
 	EFIRESUME_TEST_TOOL=$tool EFIRESUME_TEST_ONLY=secure-boot bash "$TOP/tests/host/test-install.sh" >"$W/$name.log" 2>&1
 	if grep -qF -- "$want" "$W/$name.log"; then

@@ -206,7 +206,9 @@ case " \$* " in
 	for n in \$(seq 0 255); do
 		x=\$(printf %04X \$n)
 		[ -e "$v/Boot\$x-$G" ] && continue
-		perl "$W/mkopt.pl" "$v/Boot\$x-$G" "\$label" "\$part" "$ESP_GUID" "\$loader"
+		# the partition's GUID as the kernel shows it (uevent PARTUUID), else ESP_GUID
+		g=\$(sed -n 's/^PARTUUID=//p' "$m/sys/class/block/vda\$part/uevent" 2>/dev/null)
+		perl "$W/mkopt.pl" "$v/Boot\$x-$G" "\$label" "\$part" "\${g:-$ESP_GUID}" "\$loader"
 		exit 0
 	done
 	exit 1 ;;
@@ -676,6 +678,137 @@ EOF2
 	# the next sections expect a plain machine (Secure Boot off)
 	machine 64
 }
+# ---------------------------------------------------------------- ESP writes and which ESP (review findings 2, 3)
+esp_tests() {
+	local out rc before sum n a b
+	# Finding 2: conf_set on a full ESP. A 48 KiB tmpfs ESP (12 pages) with a one-page binary
+	# and a 31 KiB efiresume.conf (8 pages) whose last line is "resume": 2 pages left, not
+	# enough for a second copy of the file. install --fallback=none (an empty value) must fail
+	# and leave efiresume.conf whole; the installer before the fix replaced it with the 8 KiB
+	# it could write, status 0.
+	machine 64
+	umount "$ESP" && mount -t tmpfs -o size=48k /dev/vda1 "$ESP" || { fail "cannot mount a 48k tmpfs"; return; }
+	mkdir -p "$ESP/EFI/debian" "$ESP/EFI/BOOT"
+	echo stub >"$ESP/EFI/debian/vmlinuz.efi"
+	head -c 4000 /dev/urandom >"$M/lib/efiresume-x64.efi"
+	"$TOOL" install >/dev/null 2>&1
+	for n in $(seq 1 560); do printf '# padding line %03d of a long, commented configuration\n' "$n"; done >>"$ESP/EFI/efiresume/efiresume.conf"
+	echo "resume UUID=5b3a0c9e-1111-4222-8333-944455556666" >>"$ESP/EFI/efiresume/efiresume.conf"
+	sum=$(sha256sum <"$ESP/EFI/efiresume/efiresume.conf")
+	a=$(stat -c %s "$ESP/EFI/efiresume/efiresume.conf")
+	out=$("$TOOL" install --fallback=none 2>&1); rc=$?
+	b=$(stat -c %s "$ESP/EFI/efiresume/efiresume.conf")
+	[ "$rc" != 0 ] && ok "conf_set, full ESP: install fails (status $rc)" || fail "conf_set, full ESP: status 0 ($a -> $b bytes): $out"
+	check "conf_set, full ESP: efiresume.conf unchanged ($a bytes)" "$(sha256sum <"$ESP/EFI/efiresume/efiresume.conf")" "$sum"
+	check "conf_set, full ESP: its resume line kept" "$(conf_resume)" "UUID=5b3a0c9e-1111-4222-8333-944455556666"
+	has "conf_set, full ESP: says which file" "$out" "cannot write $ESP/EFI/efiresume/efiresume.conf"
+	check "conf_set, full ESP: no temporary file left" "$(ls "$ESP/EFI/efiresume" | grep -c '\.new$')" 0
+	# with room again the same command goes through, and the rest of the file is kept
+	rm -f "$ESP/EFI/debian/vmlinuz.efi"
+	umount "$ESP" && mount -t tmpfs -o size=16m /dev/vda1 "$ESP"
+	"$TOOL" remove >/dev/null 2>&1
+
+	# Finding 3: boot entries are matched by partition too, and the recorded ESP is never left
+	# silently. A second ESP, vda4 (PARTUUID ...b4), mounted at $M/efi (a default candidate);
+	# vda1 gets its PARTUUID (ESP_GUID) in uevent as the kernel shows it.
+	local B=$M/efi GA=$ESP_GUID GB=0c9f1e4a-3b7d-4e62-9a51-7d1c2b3e4fb4
+	second_esp() {
+		local d=$M/sys/devices/virtual/block/vda
+		echo "PARTUUID=$GA" >>"$d/vda1/uevent"
+		mkdir -p "$d/vda4" && echo 4 >"$d/vda4/partition"
+		printf 'MAJOR=254\nMINOR=4\nDEVNAME=vda4\nDEVTYPE=partition\nPARTN=4\nPARTUUID=%s\n' "$GB" >"$d/vda4/uevent"
+		ln -sfn "../../devices/virtual/block/vda/vda4" "$M/sys/class/block/vda4"
+		mount -t tmpfs -o size=16m /dev/vda4 "$B" && MOUNTS=("$B" "${MOUNTS[@]}")
+	}
+	on_part() { efibootmgr -v 2>/dev/null | grep -i 'File(\\EFI\\efiresume\\efiresume.efi)' | grep -ic "$1"; }
+	machine 64
+	second_esp
+	"$TOOL" install >/dev/null 2>&1
+	check "two ESPs: installed on A (recorded)" "$(st esp)" "$ESP"
+	check "two ESPs: the entry starts efiresume on A's partition" "$(on_part "$GA"):$(on_part "$GB")" "1:0"
+	out=$("$TOOL" install --esp-path="$B" 2>&1); rc=$?
+	check "install --esp-path=B: status" "$rc" 0
+	cmp -s "$M/lib/efiresume-x64.efi" "$B/EFI/efiresume/efiresume.efi" && ok "install --esp-path=B: the binary on B" || fail "install --esp-path=B: no binary on B: $out"
+	check "install --esp-path=B: recorded" "$(st esp)" "$B"
+	check "install --esp-path=B: one entry of ours, on B's partition, none on A's" "$(ours | grep -c .):$(on_part "$GB"):$(on_part "$GA")" "1:1:0"
+	check "install --esp-path=B: the state's entry is that one" "Boot$(st entry)" "$(efibootmgr -v | grep -i "$GB" | grep -i 'File(\\EFI\\efiresume' | cut -c1-8)"
+	has "install --esp-path=B: says it moved from A" "$out" "$ESP"
+	"$TOOL" remove >/dev/null 2>&1
+	# update while the recorded ESP is not mounted: refused, B untouched
+	machine 64
+	second_esp
+	"$TOOL" install >/dev/null 2>&1
+	umount "$ESP"; MOUNTS=("${MOUNTS[@]/$ESP}")
+	before=$(snapshot)
+	out=$("$TOOL" update 2>&1); rc=$?
+	[ "$rc" != 0 ] && ok "update, recorded ESP not mounted: refused (status $rc)" || fail "update, recorded ESP not mounted: status 0: $out"
+	has "update, recorded ESP not mounted: names it" "$out" "$ESP"
+	check "update, recorded ESP not mounted: nothing on B" "$(ls "$B")" ""
+	check "update, recorded ESP not mounted: nothing changed" "$(snapshot)" "$before"
+	out=$("$TOOL" update --graceful 2>&1); rc=$?
+	check "update --graceful, recorded ESP not mounted: status 0, nothing on B" "$rc:$(ls "$B")" "0:"
+	has "update --graceful, recorded ESP not mounted: warns" "$out" "update failed"
+	out=$("$TOOL" status 2>&1)
+	has "status, recorded ESP not mounted: says so" "$out" "$ESP is not mounted"
+	mount -t tmpfs -o size=16m /dev/vda1 "$ESP" && MOUNTS=("$ESP" "${MOUNTS[@]}")
+	machine 64
+}
+# ---------------------------------------------------------------- status --json
+# one JSON object (python3's json parser is the oracle), its members in the documented order
+status_json_tests() {
+	local out rc j keys
+	jq_() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+	machine 64
+	"$TOOL" install >/dev/null 2>&1
+	out=$("$TOOL" status --json 2>/dev/null); rc=$?
+	check "status --json: status" "$rc" 0
+	if ! python3 -c 'import json,sys; json.load(sys.stdin)' <<<"$out" 2>/dev/null; then
+		fail "status --json: not JSON: $out"
+		return
+	fi
+	ok "status --json: JSON (python3 json.load)"
+	keys="firmware package esp espError installed binary mode secureBootMode entries bootCurrent bootNext bootOrder efiresumeLocation config swaps resumeDevice"
+	check "status --json: the members, in order" "$(jq_ '" ".join(d.keys())' <<<"$out")" "$keys"
+	check "status --json: firmware" "$(jq_ 'd["firmware"]' <<<"$out")" "{'uefi': True, 'bits': 64, 'arch': 'x64', 'secureBoot': False}"
+	check "status --json: installed, the binary current" "$(jq_ '(d["installed"], d["binary"]["path"], d["binary"]["current"])' <<<"$out")" "(True, '$ESP/EFI/efiresume/efiresume.efi', True)"
+	check "status --json: esp path" "$(jq_ 'd["esp"]["path"]' <<<"$out")" "$ESP"
+	check "status --json: mode, no Secure Boot mode" "$(jq_ '(d["mode"], d["secureBootMode"])' <<<"$out")" "('on-hibernate', None)"
+	check "status --json: the entry (state's number, efibootmgr's partition)" \
+		"$(jq_ '[(e["number"], e["path"], e["partUuid"], e["bootOrderPosition"], e["bootNext"]) for e in d["entries"]]' <<<"$out")" \
+		"[('$(st entry)', '\\\\EFI\\\\efiresume\\\\efiresume.efi', '$ESP_GUID', None, False)]"
+	check "status --json: bootOrder (the variable)" "$(jq_ '",".join(d["bootOrder"])' <<<"$out")" "$(rdorder "$V/BootOrder-$G")"
+	check "status --json: bootCurrent" "$(jq_ 'd["bootCurrent"]' <<<"$out")" 0002
+	check "status --json: config (the loader's reading)" "$(jq_ '(d["config"]["fallback"], d["config"]["timeout"])' <<<"$out")" "('$(conf fallback | sed 's/\\/\\\\/g')', $(conf timeout))"
+	check "status --json: the swap partition" "$(jq_ '[(x["path"], x["type"], x["uuid"], x["offset"], x["image"]) for x in d["swaps"]]' <<<"$out")" \
+		"[('$M/dev/vda2', 'partition', '5b3a0c9e-1111-4222-8333-944455556666', 0, 'no image')]"
+	check "status --json: resumeDevice" "$(jq_ 'd["resumeDevice"]' <<<"$out")" "{'device': '254:2', 'offset': 0}"
+	check "status --json=short: one line, the same object" \
+		"$("$TOOL" status --json=short 2>/dev/null | wc -l):$("$TOOL" status --json=short 2>/dev/null | jq_ 'd')" "1:$(jq_ 'd' <<<"$out")"
+	# text the JSON must escape: an entry of ours whose description has quotes and a backslash
+	# (and a tab, which the load option parser shows as ?)
+	mkopt "$V/Boot0009-$G" "$(printf 'Resume "x" \\ y\tz')" 1 "$ESP_GUID" '\EFI\efiresume\efiresume.efi'
+	check "status --json: a description with quotes, backslash and tab" \
+		"$("$TOOL" status --json 2>/dev/null | jq_ '[e["description"] for e in d["entries"] if e["number"] == "0009"]')" "['Resume \"x\" \\\\ y?z']"
+	rm -f "$V/Boot0009-$G"
+	"$TOOL" remove >/dev/null 2>&1
+	out=$("$TOOL" status --json 2>/dev/null)
+	check "status --json, not installed: installed, binary, entries, mode" \
+		"$(jq_ '(d["installed"], d["binary"], d["entries"], d["mode"])' <<<"$out")" "(False, None, [], None)"
+	"$TOOL" install >/dev/null 2>&1
+	umount "$ESP"; MOUNTS=("${MOUNTS[@]/$ESP}")
+	out=$("$TOOL" status --json 2>/dev/null)
+	check "status --json, recorded ESP not mounted: esp null, espError says so" \
+		"$(jq_ '(d["esp"], "is not mounted" in d["espError"], d["installed"])' <<<"$out")" "(None, True, False)"
+	has "status (text), recorded ESP not mounted: says so" "$("$TOOL" status 2>&1)" "Installed:    unknown: "
+	mount -t tmpfs -o size=16m /dev/vda1 "$ESP" && MOUNTS=("$ESP" "${MOUNTS[@]}")
+	machine 64
+}
+conf_resume() { sed -n 's/^resume *//p' "$ESP/EFI/efiresume/efiresume.conf" | tail -n 1; }
+if [ "${EFIRESUME_TEST_ONLY:-}" = esp ]; then
+	esp_tests
+	status_json_tests
+	finish
+fi
 if [ "${EFIRESUME_TEST_ONLY:-}" = secure-boot ]; then
 	secure_boot_tests
 	finish
@@ -1445,6 +1578,8 @@ out=$("$TOOL" remove 2>&1); rc=$?
 [ "$rc" = 0 ] && [ ! -e "$SP/EFI/efiresume" ] && [ -z "$(ours)" ] && ok "ESP path with spaces: removed" || fail "ESP path with spaces: remove: rc $rc: $out"
 umount "$SP"; MOUNTS=("${MOUNTS[@]:1}")
 
+esp_tests
+status_json_tests
 secure_boot_tests
 
 # ---------------------------------------------------------------- the package: efiresume-clear.service
