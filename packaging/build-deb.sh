@@ -38,6 +38,9 @@ install -D -m 0644 "$BUILD/efiresume-ia32.efi" "$stage/usr/lib/efiresume/efiresu
 install -D -m 0755 tools/efiresume-install "$stage/usr/sbin/efiresume-install"
 install -D -m 0755 "$BUILD/swsusp-inspect" "$stage/usr/sbin/swsusp-inspect"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/swsusp-inspect"
+# the installer's reader of binary EFI variables (libefiboot, libefivar)
+install -D -m 0755 "$BUILD/efiresume-efivar" "$stage/usr/lib/efiresume/efiresume-efivar"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/lib/efiresume/efiresume-efivar"
 install -D -m 0755 "$P/efiresume.sleep" "$stage/usr/lib/systemd/system-sleep/efiresume"
 install -D -m 0644 "$P/efiresume-clear.service" "$stage/usr/lib/systemd/system/efiresume-clear.service"
 for m in efiresume-install.8 swsusp-inspect.8 efiresume.conf.5; do
