@@ -174,10 +174,10 @@ $(BUILD)/efiresume-efivar: tools/efiresume-efivar.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $(EFIVAR_CFLAGS) $< $(EFIVAR_LIBS) -o $@
 $(BUILD)/unit/test_efivar_helper $(BUILD)/unit-O2/test_efivar_helper: tools/efiresume-efivar.c
-$(BUILD)/unit/test_efivar_helper $(BUILD)/unit-O2/test_efivar_helper: HOST_CFLAGS += $(EFIVAR_CFLAGS)
-$(BUILD)/unit/test_efivar_helper $(BUILD)/unit-O2/test_efivar_helper: UNIT_LIBS += $(EFIVAR_LIBS)
+$(BUILD)/unit/test_efivar_helper $(BUILD)/unit-O2/test_efivar_helper: private HOST_CFLAGS += $(EFIVAR_CFLAGS)
+$(BUILD)/unit/test_efivar_helper $(BUILD)/unit-O2/test_efivar_helper: private UNIT_LIBS += $(EFIVAR_LIBS)
 $(BUILD)/fuzz/fuzz_efivar_helper: tools/efiresume-efivar.c
-$(BUILD)/fuzz/fuzz_efivar_helper: FUZZ_CFLAGS += $(EFIVAR_CFLAGS) -Wl,--push-state,--no-as-needed $(EFIVAR_LIBS) -Wl,--pop-state
+$(BUILD)/fuzz/fuzz_efivar_helper: private FUZZ_CFLAGS += $(EFIVAR_CFLAGS) -Wl,--push-state,--no-as-needed $(EFIVAR_LIBS) -Wl,--pop-state
 
 $(BUILD)/%: tools/%.c $(HOST_LIB_OBJS)
 	@mkdir -p $(dir $@)
