@@ -256,6 +256,7 @@ int efv_load_option(const uint8_t *v, size_t len, struct efv_out *o)
 			break;
 		if (efidp_type(node) == EFIDP_END_TYPE)
 			break;
+		_Static_assert(sizeof(efidp_hd) == 42, "the HD node the perl read");
 		if (efidp_type(node) == EFIDP_MEDIA_TYPE && efidp_subtype(node) == EFIDP_MEDIA_HD &&
 		    (size_t)nlen >= sizeof(efidp_hd)) {
 			efidp_hd hd;
@@ -459,7 +460,7 @@ static int is_hex(uint64_t c)
 	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
 }
 
-/* "KEY"\s*:\s* at I: where the value starts, or 0 */
+/* "KEY"\s*:\s* at I: where the value starts (N when at the end), or 0 */
 static size_t match_key(const uint64_t *s, size_t n, size_t i, const char *key, int unicode)
 {
 	size_t kl = strlen(key);
@@ -594,7 +595,7 @@ int efv_decode_location(const uint8_t *v, size_t len, int utf16, struct efv_out 
 	}
 	for (size_t i = 0; i < c; i++) {
 		size_t j = match_key(s, c, i, "kernelVersion", unicode), k;
-		if (!j || s[j] != '"')
+		if (!j || j >= c || s[j] != '"')
 			continue;
 		for (k = j + 1; k < c && k - (j + 1) <= 256 && s[k] != '"' && s[k] != '\\'; k++)
 			;

@@ -570,6 +570,11 @@ static void test_location(void **state)
 			    "json=\"offset\":123456789012345678901\n");
 	assert_string_equal(loc((const uint8_t *)"\"offset\":1_,\"offset\":2", 23, 0),
 			    "json=\"offset\":1_,\"offset\":2\noffset=2\n");
+	/* a key at the very end: nothing read past the decoded text (the buffer is exactly
+	 * as long as the text here: ASCII, no final NUL) */
+	assert_string_equal(loc((const uint8_t *)"\"kernelVersion\":", 16, 0), "json=\"kernelVersion\":\n");
+	assert_string_equal(loc((const uint8_t *)"\"uuid\": ", 8, 0), "json=\"uuid\": \n");
+	assert_string_equal(loc((const uint8_t *)"\"offset\":", 9, 0), "json=\"offset\":\n");
 	/* json= is the first 1024 characters */
 	static uint8_t big[3000];
 	memset(big, 'x', sizeof big);
