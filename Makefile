@@ -165,6 +165,20 @@ $(BUILD)/swsusp-inspect: tools/swsusp-inspect.c $(HOST_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) -o $@
 
+# efiresume-efivar (the installer's reader of binary EFI variables) ships in the .deb: it
+# links libc, libefiboot and libefivar (libefiboot-dev, libefivar-dev); its unit test and
+# fuzz target compile it in (EFV_NO_MAIN)
+EFIVAR_CFLAGS = $(shell pkg-config --cflags efiboot efivar 2>/dev/null || echo -I/usr/include/efivar)
+EFIVAR_LIBS   = -lefiboot -lefivar
+$(BUILD)/efiresume-efivar: tools/efiresume-efivar.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $(EFIVAR_CFLAGS) $< $(EFIVAR_LIBS) -o $@
+$(BUILD)/unit/test_efivar_helper $(BUILD)/unit-O2/test_efivar_helper: tools/efiresume-efivar.c
+$(BUILD)/unit/test_efivar_helper $(BUILD)/unit-O2/test_efivar_helper: private HOST_CFLAGS += $(EFIVAR_CFLAGS)
+$(BUILD)/unit/test_efivar_helper $(BUILD)/unit-O2/test_efivar_helper: private UNIT_LIBS += $(EFIVAR_LIBS)
+$(BUILD)/fuzz/fuzz_efivar_helper: tools/efiresume-efivar.c
+$(BUILD)/fuzz/fuzz_efivar_helper: private FUZZ_CFLAGS += $(EFIVAR_CFLAGS) -Wl,--push-state,--no-as-needed $(EFIVAR_LIBS) -Wl,--pop-state
+
 $(BUILD)/%: tools/%.c $(HOST_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) $(UNIT_LIBS) -o $@

@@ -42,6 +42,9 @@ for f in tools/efiresume-install.d/*.sh; do
 done
 install -D -m 0755 "$BUILD/swsusp-inspect" "$stage/usr/sbin/swsusp-inspect"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/swsusp-inspect"
+# the installer's reader of binary EFI variables (libefiboot, libefivar)
+install -D -m 0755 "$BUILD/efiresume-efivar" "$stage/usr/lib/efiresume/efiresume-efivar"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/lib/efiresume/efiresume-efivar"
 install -D -m 0755 "$P/efiresume.sleep" "$stage/usr/lib/systemd/system-sleep/efiresume"
 install -D -m 0644 "$P/efiresume-clear.service" "$stage/usr/lib/systemd/system/efiresume-clear.service"
 for m in efiresume-install.8 swsusp-inspect.8 efiresume.conf.5; do

@@ -6,7 +6,8 @@ pkgs=(gnu-efi gcc-multilib qemu-system-x86 ovmf ovmf-ia32 mtools gdisk dosfstool
       libcmocka-dev liblzo2-dev liblz4-dev zlib1g-dev clang libclang-rt-14-dev xz-utils binutils
       e2fsprogs util-linux libssl-dev libargon2-dev cryptsetup-bin mmdebstrap lintian xfsprogs btrfs-progs lvm2 dmsetup efibootmgr python3-cryptography
       flex bison bc libelf-dev sbsigntool efitools mokutil
-      swtpm swtpm-tools tpm2-tools libtss2-dev)
+      swtpm swtpm-tools tpm2-tools libtss2-dev
+      libefiboot-dev libefivar-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
