@@ -111,7 +111,7 @@ esl_certs() { # NAME GUID OUT
 	d=$SBTMP/esl-$1
 	rm -rf "$d" && mkdir -p "$d" || return 1
 	# efivarfs files cannot seek: through a pipe
-	cat "$f" 2>/dev/null | efi_pl_esl_x509 "$d" || return 1
+	cat "$f" 2>/dev/null | efi_rd_esl_x509 "$d" || return 1
 	for c in "$d"/*.der; do
 		[ -e "$c" ] && openssl x509 -inform DER -in "$c" >>"$3" 2>/dev/null
 	done
@@ -148,7 +148,7 @@ image_trust() { # FILE TRUSTED
 shim_vendor_cert() { # SHIM OUT
 	command -v objcopy >/dev/null 2>&1 || return 1
 	objcopy -O binary --only-section=.vendor_cert "$1" "$SBTMP/vendor.bin" 2>/dev/null || return 1
-	efi_pl_shim_vendor_cert <"$SBTMP/vendor.bin" >"$SBTMP/vendor.der" || return 1
+	efi_rd_shim_vendor_cert <"$SBTMP/vendor.bin" >"$SBTMP/vendor.der" || return 1
 	openssl x509 -inform DER -in "$SBTMP/vendor.der" -out "$2" 2>/dev/null
 }
 

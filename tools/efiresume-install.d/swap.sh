@@ -243,12 +243,12 @@ location_lines() { # NAME GUID utf16|utf8 WHO
 	local f kv k v json= uuid= off= kern= err= run
 	f=$(var_path "$1" "$2")
 	[ -e "$f" ] || return 0
-	kv=$(cat "$f" 2>/dev/null | efi_pl_location "$3")
+	kv=$(cat "$f" 2>/dev/null | efi_rd_location "$3")
 	while IFS='=' read -r k v; do
 		case $k in json) json=$v ;; uuid) uuid=$v ;; offset) off=$v ;; kernel) kern=$v ;; error) err=$v ;; esac
 	done <<<"$kv"
 	if [ -n "$err" ] || [ -z "$json" ]; then
-		echo "  $1 ($4): present but not readable: ${err:-perl failed}"
+		echo "  $1 ($4): present but not readable: ${err:-efiresume-efivar failed}"
 		return 0
 	fi
 	echo "  $1 ($4): $json"
