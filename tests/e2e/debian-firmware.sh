@@ -31,49 +31,29 @@ line_of() {
 }
 
 # fw_boot_keys DIR NAME TIMEOUT SCRIPT KEYFN [qemu args]: deb_boot with the serial console
-# through a pipe pair (DIR/NAME.ser.in/.out): KEYFN LOG FD runs in the background and types
-# on fd FD while LOG grows. Same QEMU as tests/lib/debian.sh's _deb_qemu otherwise.
+# through a pipe pair (qemu.sh's qemu_run_typed): KEYFN LOG FD runs in the background and types
+# on fd FD while LOG grows (what it prints: DIR/NAME.keys). Same QEMU as deb_boot otherwise.
 fw_boot_keys() {
-	local dir=$1 name=$2 tmo=$3 script=$4 keyfn=$5 fw t0 t1 f fwargs=() catpid keypid
+	local dir=$1 name=$2 tmo=$3 script=$4 keyfn=$5 t0 t1
 	shift 5
-	fw=$dir/fwcfg
-	cp "$script" "$fw/script"
-	cat "$DEB_GUEST/lib.sh" "$fw/script" > "$fw/.script"
-	fwargs+=(-fw_cfg "name=opt/efiresume/script,file=$fw/.script")
-	for f in "$fw"/*; do
-		case ${f##*/} in script|lib.sh) continue ;; esac
-		fwargs+=(-fw_cfg "name=opt/efiresume/${f##*/},file=$f")
-	done
+	cp "$script" "$dir/fwcfg/script"
+	deb_fwcfg "$dir/fwcfg"
+	deb_qemu_opts
 	say "boot $name (serial console through a pipe)"
-	rm -f "$dir/ser.in" "$dir/ser.out"; mkfifo "$dir/ser.in" "$dir/ser.out"
-	: > "$dir/$name.log"
-	cat "$dir/ser.out" > "$dir/$name.log" &
-	catpid=$!
-	exec 7<>"$dir/ser.in"
 	if [ -n "${DFW_CONTROL_NOKEYS:-}" ]; then keyfn=true; fi    # control run: no keys typed
-	"$keyfn" "$dir/$name.log" 7 > "$dir/$name.keys" 2>&1 &
-	keypid=$!
 	t0=$(date +%s.%N)
 	DEB_RC=0
-	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35 -accel tcg \
-		-cpu "$DEB_QEMU_CPU" -m "$DEB_MEM" -smp 1 \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
-		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
-		-drive file="$dir/disk.raw",format=raw,if=virtio,cache=unsafe \
-		-nic none -chardev pipe,id=ser0,path="$dir/ser" -serial chardev:ser0 \
-		-display none -monitor none -no-reboot \
-		"${fwargs[@]}" "$@" </dev/null || DEB_RC=$?
+	qemu_run_typed "$dir/$name.log" "$tmo" _fw_keys "${DEB_QEMU_OPTS[@]}" vars="$dir/vars.fd" \
+		disk="$dir/disk.raw" "${DEB_FWCFG[@]}" -- "$@" || DEB_RC=$?
 	t1=$(date +%s.%N)
-	kill "$keypid" 2>/dev/null || true
-	wait "$keypid" 2>/dev/null || true
-	wait "$catpid" || true
-	exec 7>&-
 	DEB_SECS=$(fmt_secs "$t0" "$t1")
 	clean_log "$dir/$name.log" > "$dir/$name.log.txt"
 	sed 's/^/  keys: /' "$dir/$name.keys"
 	echo "  $name: QEMU status $DEB_RC after $DEB_SECS s"
 	echo "$name=$DEB_SECS" >> "$dir/times"
 }
+# the typist of fw_boot_keys (its keyfn, dir and name)
+_fw_keys() { "$keyfn" "$1" 7 > "$dir/$name.keys" 2>&1; }
 
 # the screen as text so far (ANSI stripped; OVMF's forms position the cursor, so each
 # escape becomes a line break and every drawn item is a line of its own)

@@ -143,34 +143,16 @@ PY
 # typist's keys go in), the guest's files as fw_cfg opt/efiresume/NAME
 # gi_boot NAME TIMEOUT SCRIPT TYPIST: sets RC, SECS; the log is $d/NAME.log
 gi_boot() {
-	local name=$1 tmo=$2 script=$3 typist=$4 log=$d/$1.log f fwargs=() catpid tpid= t0
+	local name=$1 tmo=$2 script=$3 typist=$4 log=$d/$1.log f fwcfg=() t0
 	cp "$script" "$d/fwcfg/script"
-	for f in "$d"/fwcfg/*; do fwargs+=(-fw_cfg "name=opt/efiresume/${f##*/},file=$f"); done
-	rm -f "$log.ser.in" "$log.ser.out" "$log.typed"
-	mkfifo "$log.ser.in" "$log.ser.out"
-	: > "$log"
-	cat "$log.ser.out" > "$log" &
-	catpid=$!
-	exec 7<>"$log.ser.in"
-	if [ -n "$typist" ]; then
-		$typist "$log" >&7 &
-		tpid=$!
-	fi
+	for f in "$d"/fwcfg/*; do fwcfg+=(fwcfg="${f##*/}=$f"); done
+	rm -f "$log.typed"
 	t0=$(date +%s)
 	RC=0
 	say "boot $name"
-	qemu_stop_at_run "$log" timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35,smm=on \
-		-global driver=cfi.pflash01,property=secure,value=on -accel tcg -cpu "$DEB_QEMU_CPU" -m 1024 -smp 1 \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$SB_CODE" \
-		-drive if=pflash,format=raw,unit=1,file="$d/vars.fd" \
-		-drive file="$d/disk.raw",format=raw,if=virtio,cache=unsafe \
-		-nic none -chardev pipe,id=ser0,path="$log.ser" -serial chardev:ser0 -display none -monitor none \
-		-no-reboot -device virtio-rng-pci "${fwargs[@]}" || RC=$?
+	qemu_run_typed "$log" "$tmo" "$typist" fw=secboot cpu="$DEB_QEMU_CPU" mem=1024 vars="$d/vars.fd" \
+		disk="$d/disk.raw" rng=1 "${fwcfg[@]}" || RC=$?
 	SECS=$(( $(date +%s) - t0 ))
-	wait $catpid || true
-	[ -z "$tpid" ] || { kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null; } || true
-	exec 7>&-
-	rm -f "$log.ser.in" "$log.ser.out"
 	clean_log "$log" > "$log.txt"
 	echo "  boot $name: QEMU status $RC after $SECS s"
 	grep -a 'EFIRESUME-TEST: ' "$log.txt" | sed 's/^.*EFIRESUME-TEST: /  | /' || true

@@ -271,27 +271,33 @@ _deb_fixture_locked() {
 	say "debian fixture: done ($d)"
 }
 
-# _deb_qemu DISK VARS LOG FWDIR [qemu args]: one boot; every file in FWDIR becomes the
-# fw_cfg file opt/efiresume/NAME (script: lib.sh + FWDIR/script). Sets DEB_RC, DEB_SECS.
-_deb_qemu() {
-	local disk=$1 vars=$2 log=$3 fw=$4 t0 t1 f fwargs=()
-	shift 4
+# deb_fwcfg FWDIR: qemu.sh options (array DEB_FWCFG) that make every file in FWDIR the fw_cfg
+# file opt/efiresume/NAME (script: lib.sh + FWDIR/script, as FWDIR/.script)
+deb_fwcfg() {
+	local fw=$1 f
 	cat "$DEB_GUEST/lib.sh" "$fw/script" > "$fw/.script"
-	fwargs+=(-fw_cfg "name=opt/efiresume/script,file=$fw/.script")
+	DEB_FWCFG=(fwcfg="script=$fw/.script")
 	for f in "$fw"/*; do
 		case ${f##*/} in script|lib.sh) continue ;; esac
-		fwargs+=(-fw_cfg "name=opt/efiresume/${f##*/},file=$f")
+		DEB_FWCFG+=(fwcfg="${f##*/}=$f")
 	done
-	: > "$log"
+}
+
+# deb_qemu_opts: the qemu.sh options of every Debian guest boot (no isa-debug-exit: systemd
+# powers off)
+deb_qemu_opts() { DEB_QEMU_OPTS=(cpu="$DEB_QEMU_CPU" mem="$DEB_MEM"); }
+
+# _deb_qemu DISK VARS LOG FWDIR [qemu args]: one boot (serial log LOG, the guest's files from
+# FWDIR: deb_fwcfg). Sets DEB_RC, DEB_SECS.
+_deb_qemu() {
+	local disk=$1 vars=$2 log=$3 fw=$4 t0 t1
+	shift 4
+	deb_fwcfg "$fw"
+	deb_qemu_opts
 	t0=$(date +%s.%N)
 	DEB_RC=0
-	timeout --foreground -k 5 "${DEB_BOOT_TIMEOUT:-$DEB_TIMEOUT}" qemu-system-x86_64 -machine q35 -accel tcg \
-		-cpu "$DEB_QEMU_CPU" -m "$DEB_MEM" -smp 1 \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
-		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
-		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
-		"${fwargs[@]}" "$@" </dev/null || DEB_RC=$?
+	qemu_run "$log" "${DEB_BOOT_TIMEOUT:-$DEB_TIMEOUT}" "${DEB_QEMU_OPTS[@]}" vars="$vars" disk="$disk" \
+		"${DEB_FWCFG[@]}" -- "$@" || DEB_RC=$?
 	t1=$(date +%s.%N)
 	DEB_SECS=$(fmt_secs "$t0" "$t1")
 	clean_log "$log" > "$log.txt"
