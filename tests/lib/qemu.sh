@@ -52,8 +52,8 @@ ovmf_code() {
 }
 
 qemu_argv() {
-	local arch=x64 fw= code= vars= mem=512 smp=1 accel=${QEMU_ACCEL:-tcg} cpu=auto serial=file log=
-	local debug_exit= rng= qmp= o d
+	local arch=x64 fw='' code='' vars='' mem=512 smp=1 accel=${QEMU_ACCEL:-tcg} cpu=auto serial=file log=''
+	local debug_exit='' rng='' qmp='' o d
 	local -a disks=() fwcfg=() extra=() drives=()
 	while [ $# -gt 0 ]; do
 		o=$1
