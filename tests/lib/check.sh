@@ -16,6 +16,7 @@
 CHECKS_PASSED=0 CHECKS_FAILED=0
 
 pass() { echo "  ok: $*"; CHECKS_PASSED=$((CHECKS_PASSED + 1)); }
+# shellcheck disable=SC2034  # ok: the calling script's status
 fail() { echo "  WRONG: $*"; CHECKS_FAILED=$((CHECKS_FAILED + 1)); ok=1; }
 
 check() {

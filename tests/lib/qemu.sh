@@ -54,7 +54,7 @@ ovmf_code() {
 qemu_argv() {
 	local arch=x64 fw='' code='' vars='' mem=512 smp=1 accel=${QEMU_ACCEL:-tcg} cpu=auto serial=file log=''
 	local debug_exit='' rng='' qmp='' o d
-	local -a disks=() fwcfg=() extra=() drives=()
+	local -a disks=() fwcfg=() extra=()
 	while [ $# -gt 0 ]; do
 		o=$1
 		shift
@@ -76,7 +76,7 @@ qemu_argv() {
 	code=${code:-$(ovmf_code "$arch" "$fw")}
 	case $fw in
 	plain) QEMU_ARGV+=(-machine q35) ;;
-	secboot) QEMU_ARGV+=(-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on) ;;
+	secboot) QEMU_ARGV+=(-machine 'q35,smm=on' -global 'driver=cfi.pflash01,property=secure,value=on') ;;
 	*) echo "qemu_argv: fw=$fw: plain or secboot" >&2; return 2 ;;
 	esac
 	QEMU_ARGV+=(-accel "$accel")
@@ -109,7 +109,7 @@ qemu_argv() {
 		esac
 	fi
 	QEMU_ARGV+=(-display none -monitor none -no-reboot)
-	[ -z "$debug_exit" ] || QEMU_ARGV+=(-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	[ -z "$debug_exit" ] || QEMU_ARGV+=(-device 'isa-debug-exit,iobase=0xf4,iosize=0x04')
 	[ -z "$rng" ] || QEMU_ARGV+=(-device virtio-rng-pci)
 	for o in "${fwcfg[@]}"; do QEMU_ARGV+=(-fw_cfg "name=opt/efiresume/${o%%=*},file=${o#*=}"); done
 	[ -z "$qmp" ] || QEMU_ARGV+=(-qmp "unix:$qmp,server=on,wait=off")
