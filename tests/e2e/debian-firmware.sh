@@ -31,49 +31,29 @@ line_of() {
 }
 
 # fw_boot_keys DIR NAME TIMEOUT SCRIPT KEYFN [qemu args]: deb_boot with the serial console
-# through a pipe pair (DIR/NAME.ser.in/.out): KEYFN LOG FD runs in the background and types
-# on fd FD while LOG grows. Same QEMU as tests/lib/debian.sh's _deb_qemu otherwise.
+# through a pipe pair (qemu.sh's qemu_run_typed): KEYFN LOG FD runs in the background and types
+# on fd FD while LOG grows (what it prints: DIR/NAME.keys). Same QEMU as deb_boot otherwise.
 fw_boot_keys() {
-	local dir=$1 name=$2 tmo=$3 script=$4 keyfn=$5 fw t0 t1 f fwargs=() catpid keypid
+	local dir=$1 name=$2 tmo=$3 script=$4 keyfn=$5 t0 t1
 	shift 5
-	fw=$dir/fwcfg
-	cp "$script" "$fw/script"
-	cat "$DEB_GUEST/lib.sh" "$fw/script" > "$fw/.script"
-	fwargs+=(-fw_cfg "name=opt/efiresume/script,file=$fw/.script")
-	for f in "$fw"/*; do
-		case ${f##*/} in script|lib.sh) continue ;; esac
-		fwargs+=(-fw_cfg "name=opt/efiresume/${f##*/},file=$f")
-	done
+	cp "$script" "$dir/fwcfg/script"
+	deb_fwcfg "$dir/fwcfg"
+	deb_qemu_opts
 	say "boot $name (serial console through a pipe)"
-	rm -f "$dir/ser.in" "$dir/ser.out"; mkfifo "$dir/ser.in" "$dir/ser.out"
-	: > "$dir/$name.log"
-	cat "$dir/ser.out" > "$dir/$name.log" &
-	catpid=$!
-	exec 7<>"$dir/ser.in"
 	if [ -n "${DFW_CONTROL_NOKEYS:-}" ]; then keyfn=true; fi    # control run: no keys typed
-	"$keyfn" "$dir/$name.log" 7 > "$dir/$name.keys" 2>&1 &
-	keypid=$!
 	t0=$(date +%s.%N)
 	DEB_RC=0
-	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35 -accel tcg \
-		-cpu "$DEB_QEMU_CPU" -m "$DEB_MEM" -smp 1 \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
-		-drive if=pflash,format=raw,unit=1,file="$dir/vars.fd" \
-		-drive file="$dir/disk.raw",format=raw,if=virtio,cache=unsafe \
-		-nic none -chardev pipe,id=ser0,path="$dir/ser" -serial chardev:ser0 \
-		-display none -monitor none -no-reboot \
-		"${fwargs[@]}" "$@" </dev/null || DEB_RC=$?
+	qemu_run_typed "$dir/$name.log" "$tmo" _fw_keys "${DEB_QEMU_OPTS[@]}" vars="$dir/vars.fd" \
+		disk="$dir/disk.raw" "${DEB_FWCFG[@]}" -- "$@" || DEB_RC=$?
 	t1=$(date +%s.%N)
-	kill "$keypid" 2>/dev/null || true
-	wait "$keypid" 2>/dev/null || true
-	wait "$catpid" || true
-	exec 7>&-
 	DEB_SECS=$(fmt_secs "$t0" "$t1")
 	clean_log "$dir/$name.log" > "$dir/$name.log.txt"
 	sed 's/^/  keys: /' "$dir/$name.keys"
 	echo "  $name: QEMU status $DEB_RC after $DEB_SECS s"
 	echo "$name=$DEB_SECS" >> "$dir/times"
 }
+# the typist of fw_boot_keys (its keyfn, dir and name)
+_fw_keys() { "$keyfn" "$1" 7 > "$dir/$name.keys" 2>&1; }
 
 # the screen as text so far (ANSI stripped; OVMF's forms position the cursor, so each
 # escape becomes a line break and every drawn item is a line of its own)
@@ -164,12 +144,12 @@ EOF
 	val_is boot1 dpkg-status 0 "dpkg -i efiresume_*.deb"
 	val_is boot1 efiresume-install-status 0 "efiresume-install install $fb"
 	er=$(deb_val "$d" boot1 er-entry)
-	[[ $er =~ ^[0-9A-F]{4}$ ]] && echo "  ok: boot entry Boot$er \"Resume hibernated Linux\"" || { echo "  WRONG: no efiresume boot entry"; ok=1; er=NONE; }
+	[[ $er =~ ^[0-9A-F]{4}$ ]] && pass "boot entry Boot$er \"Resume hibernated Linux\"" || { fail "no efiresume boot entry"; er=NONE; }
 	val_is boot1 conf-fallback 0 "efiresume.conf has no fallback line"
 	val_is boot1 efibootmgr-status 0 "efibootmgr -n $er"
 	val_is boot1 bootnext "$er" "BootNext = Boot$er"
 	bo=$(deb_val "$d" boot1 bootorder)
-	[[ ,$bo, != *,$er,* ]] && echo "  ok: Boot$er not in BootOrder ($bo)" || { echo "  WRONG: Boot$er in BootOrder $bo"; ok=1; }
+	[[ ,$bo, != *,$er,* ]] && pass "Boot$er not in BootOrder ($bo)" || fail "Boot$er in BootOrder $bo"
 	expect_not "$d/boot1.log" 'EFIRESUME-TEST: hibernating' "no hibernation" || ok=1
 	sig_is SWAPSPACE2 "no image"
 	echo "boot 2 (BootNext: efiresume, nothing to resume, back to the firmware, BootOrder: Debian):"
@@ -180,9 +160,9 @@ EOF
 	l_er_ret=$(line_of boot2 "${ER_RE}.*returning to the firmware")
 	l_deb=$(line_of boot2 "BdsDxe: starting Boot$entry \"Debian\"")
 	if [ "$l_er" -gt 0 ] && [ "$l_er_ret" -gt "$l_er" ] && [ "$l_deb" -gt "$l_er_ret" ]; then
-		echo "  ok: the firmware started Boot$er (line $l_er), efiresume returned (line $l_er_ret), then Boot$entry \"Debian\" (line $l_deb)"
+		pass "the firmware started Boot$er (line $l_er), efiresume returned (line $l_er_ret), then Boot$entry \"Debian\" (line $l_deb)"
 	else
-		echo "  WRONG: order of Boot$er start ($l_er), efiresume's return ($l_er_ret), Boot$entry start ($l_deb) (0: missing)"; ok=1
+		fail "order of Boot$er start ($l_er), efiresume's return ($l_er_ret), Boot$entry start ($l_deb) (0: missing)"
 		grep -aE 'BdsDxe|efiresume' "$d/boot2.log.txt" | head -20 | sed 's/^/  | /'
 	fi
 	expect_not "$d/boot2.log" "${ER_RE}.*handing off|${ER_RE}starting " "efiresume neither resumed nor started a program" || ok=1
@@ -214,11 +194,11 @@ EOF
 	val_is boot1 dpkg-status 0 "dpkg -i efiresume_*.deb"
 	val_is boot1 efiresume-install-status 0 "efiresume-install install --mode=always"
 	er=$(deb_val "$d" boot1 er-entry)
-	[[ $er =~ ^[0-9A-F]{4}$ ]] && echo "  ok: boot entry Boot$er \"Resume hibernated Linux\"" || { echo "  WRONG: no efiresume boot entry"; ok=1; er=NONE; }
+	[[ $er =~ ^[0-9A-F]{4}$ ]] && pass "boot entry Boot$er \"Resume hibernated Linux\"" || { fail "no efiresume boot entry"; er=NONE; }
 	val_is boot1 efibootmgr-status 0 "efibootmgr -o"
 	bo=$(deb_val "$d" boot1 bootorder)
 	[ "${bo%%,*}" = "$entry" ] && [ "$(echo "$bo" | cut -d, -f2)" = "$er" ] &&
-		echo "  ok: BootOrder $bo: Debian first, efiresume second" || { echo "  WRONG: BootOrder '$bo'"; ok=1; }
+		pass "BootOrder $bo: Debian first, efiresume second" || fail "BootOrder '$bo'"
 	expect "$d/boot1.log" 'EFIRESUME-TEST: hibernating' "systemctl hibernate called" || ok=1
 	expect "$d/boot1.log" 'PM: hibernation: Wrote [0-9]+ kbytes' "the kernel wrote the image" || ok=1
 	expect_not "$d/boot1.log" 'EFIRESUME-TEST: (hibernate-returned|agent: script exit)' "the script did not go on in this boot" || ok=1
@@ -235,9 +215,9 @@ EOF
 	o_menu=$(grep -abo 'Resume hibernated Linux' "$d/boot2.log.txt" | head -1 | cut -d: -f1 || true)
 	o_er=$(grep -abo "${ER_RE}efiresume .* started" "$d/boot2.log.txt" | head -1 | cut -d: -f1 || true)
 	if [ -n "$o_menu" ] && [ -n "$o_er" ] && [ "$o_er" -gt "$o_menu" ]; then
-		echo "  ok: efiresume started after the Boot Manager showed \"Resume hibernated Linux\" (bytes $o_menu, $o_er)"
+		pass "efiresume started after the Boot Manager showed \"Resume hibernated Linux\" (bytes $o_menu, $o_er)"
 	else
-		echo "  WRONG: efiresume's start (byte '$o_er') not after the menu's entry (byte '$o_menu')"; ok=1
+		fail "efiresume's start (byte '$o_er') not after the menu's entry (byte '$o_menu')"
 	fi
 	expect "$d/boot2.log" "${ER_RE}.*PARTUUID=$DEB_SWAP_PARTUUID" "efiresume looked at the swap partition" || ok=1
 	expect "$d/boot2.log" "${ER_RE}.*handing off to the image kernel" "efiresume handed off to the image kernel" || ok=1
@@ -248,9 +228,9 @@ EOF
 	val_is boot2 boot-id-after "$(deb_val "$d" boot1 boot-id)" "same boot id"
 	c0=$(deb_val "$d" boot1 counter-before) c1=$(deb_val "$d" boot2 counter-after) c2=$(deb_val "$d" boot2 counter-later)
 	if [[ $c0 =~ ^[0-9]+$ ]] && [[ $c1 =~ ^[0-9]+$ ]] && [[ $c2 =~ ^[0-9]+$ ]] && [ "$c0" -gt 0 ] && [ "$c1" -ge "$c0" ] && [ "$c2" -gt "$c1" ]; then
-		echo "  ok: the counter goes on ($c0 before, $c1 -> $c2 after)"
+		pass "the counter goes on ($c0 before, $c1 -> $c2 after)"
 	else
-		echo "  WRONG: counter $c0 before, $c1 -> $c2 after"; ok=1
+		fail "counter $c0 before, $c1 -> $c2 after"
 	fi
 	val_is boot2 swap-reusable yes "swapoff + swapon"
 	val_is boot2 bootcurrent "$er" "BootCurrent: the efiresume entry"

@@ -60,7 +60,7 @@ check_install() {
 	val_is "$n" dpkg-status 0 "dpkg -i efiresume_*.deb"
 	val_is "$n" efiresume-install-status 0 "efiresume-install install --mode=$mode"
 	er=$(deb_val "$d" "$n" er-entry)
-	if [[ $er =~ ^[0-9A-F]{4}$ ]]; then echo "  ok: boot entry Boot$er \"Resume hibernated Linux\""; else echo "  WRONG: no efiresume boot entry"; ok=1; fi
+	if [[ $er =~ ^[0-9A-F]{4}$ ]]; then pass "boot entry Boot$er \"Resume hibernated Linux\""; else fail "no efiresume boot entry"; fi
 	expect "$d/$n.log" 'EFIRESUME-TEST: esp: /boot/efi/EFI/efiresume/efiresume.efi' "efiresume.efi on the ESP" || ok=1
 	expect "$d/$n.log" 'EFIRESUME-TEST: esp: /boot/efi/EFI/efiresume/efiresume.conf' "efiresume.conf next to it" || ok=1
 	val_is "$n" removable none "nothing on the removable path \\EFI\\BOOT\\BOOTX64.EFI"
@@ -68,11 +68,11 @@ check_install() {
 	before=$(deb_val "$d" "$n" bootorder-before-install)
 	after=$(deb_val "$d" "$n" bootorder-after-install)
 	if [ "$mode" = always ]; then
-		[ -n "$before" ] && [ "$after" = "$er,$before" ] && echo "  ok: BootOrder $after: Boot$er first, the rest as before ($before)" ||
-			{ echo "  WRONG: BootOrder after install '$after' (before: '$before', entry $er)"; ok=1; }
+		[ -n "$before" ] && [ "$after" = "$er,$before" ] && pass "BootOrder $after: Boot$er first, the rest as before ($before)" ||
+			fail "BootOrder after install '$after' (before: '$before', entry $er)"
 	else
-		[ -n "$before" ] && [ "$after" = "$before" ] && echo "  ok: BootOrder unchanged by install ($after)" ||
-			{ echo "  WRONG: BootOrder after install '$after' (before: '$before')"; ok=1; }
+		[ -n "$before" ] && [ "$after" = "$before" ] && pass "BootOrder unchanged by install ($after)" ||
+			fail "BootOrder after install '$after' (before: '$before')"
 	fi
 }
 
@@ -151,7 +151,7 @@ check_failed_and_remove() {
 	echo " efiresume-install remove:"
 	val_is "$n" efiresume-install-status 0 "efiresume-install remove"
 	e=$(deb_val "$d" "$n" er-entry-after-remove)
-	[ -z "$e" ] && echo "  ok: no \"Resume hibernated Linux\" entry left" || { echo "  WRONG: entry Boot$e left after remove"; ok=1; }
+	[ -z "$e" ] && pass "no \"Resume hibernated Linux\" entry left" || fail "entry Boot$e left after remove"
 	val_is "$n" bootorder-after-remove "$(deb_val "$d" "$n1" bootorder-before-install)" "BootOrder as before install"
 	val_is "$n" bootnext-after-remove none "no BootNext"
 	val_is "$n" esp-efiresume-dir gone "\\EFI\\efiresume removed from the ESP"
@@ -219,15 +219,15 @@ EOF
 		echo " efiresume-clear.service (a stale EfiresumeLocation planted by the resumed system):"
 		val_is boot2 location-after-resume gone "no EfiresumeLocation after the resume (efiresume and the post hook delete it)"
 		planted=$(deb_val "$d" boot2 location-planted)
-		[[ $planted == '{"uuid":"'$DEB_SWAP_UUID'",'*'"kernelVersion":'* ]] && echo "  ok: planted $planted" ||
-			{ echo "  WRONG: planting EfiresumeLocation: '$planted'"; ok=1; }
+		[[ $planted == '{"uuid":"'$DEB_SWAP_UUID'",'*'"kernelVersion":'* ]] && pass "planted $planted" ||
+			fail "planting EfiresumeLocation: '$planted'"
 		val_is boot3 location-at-boot gone "the normal boot deleted EfiresumeLocation before the test agent started"
 		val_is boot3 clear-unit active,success "efiresume-clear.service ran and succeeded"
 		clean_log "$d/boot3.log" > "$d/boot3.log.txt"
 		if grep -aqF -- "EFIRESUME-TEST: clear-unit: efiresume-install: deleted EfiresumeLocation (left over from a hibernation not resumed through efiresume): $planted" "$d/boot3.log.txt"; then
-			echo "  ok: the unit said so in the journal, with what the variable held"
+			pass "the unit said so in the journal, with what the variable held"
 		else
-			echo "  WRONG: no 'deleted EfiresumeLocation ...: $planted' from the unit:"; grep -a 'clear-unit' "$d/boot3.log.txt" | sed 's/^/  | /'; ok=1
+			fail "no 'deleted EfiresumeLocation ...: $planted' from the unit:"; grep -a 'clear-unit' "$d/boot3.log.txt" | sed 's/^/  | /'
 		fi
 		expect "$d/boot3.log" "BdsDxe: starting Boot$entry \"Debian\"" "the firmware started Boot$entry \"Debian\"" || ok=1
 		val_is boot3 bootcurrent "$entry" "BootCurrent: Debian"

@@ -149,15 +149,15 @@ check_work() {
 	l=$(deb_val "$d" "$n2" work-later-lines) f=$(deb_val "$d" "$n3" work-boot-lines)
 	val_is "$n2" work-after-consistent yes "the file written across the hibernation: every line in order after the resume"
 	if [[ $b =~ ^[0-9]+$ ]] && [[ $a =~ ^[0-9]+$ ]] && [[ $l =~ ^[0-9]+$ ]] && [ "$b" -gt 0 ] && [ "$a" -ge "$b" ] && [ "$l" -gt "$a" ]; then
-		echo "  ok: the writer goes on ($b lines before, $a -> $l after the resume)"
+		pass "the writer goes on ($b lines before, $a -> $l after the resume)"
 	else
-		echo "  WRONG: file lines $b before, $a -> $l after the resume"; ok=1
+		fail "file lines $b before, $a -> $l after the resume"
 	fi
 	val_is "$n3" work-boot-consistent yes "the file on the next boot: every line in order"
 	if [[ $f =~ ^[0-9]+$ ]] && [[ $l =~ ^[0-9]+$ ]] && [ "$f" -ge "$l" ]; then
-		echo "  ok: the next boot has all of it ($f lines >= $l)"
+		pass "the next boot has all of it ($f lines >= $l)"
 	else
-		echo "  WRONG: the next boot has $f lines, the resumed system had $l"; ok=1
+		fail "the next boot has $f lines, the resumed system had $l"
 	fi
 }
 
@@ -185,8 +185,8 @@ check_facts() {
 	[ "${EFIRESUME_DEBIAN:-13}" = 12 ] && sv=252 kv=6.1
 	val_is "$1" os "debian-${EFIRESUME_DEBIAN:-13}" "Debian ${EFIRESUME_DEBIAN:-13}"
 	s=$(deb_val "$d" "$1" systemd) k=$(deb_val "$d" "$1" kernel)
-	[[ $s =~ ^[0-9]+$ ]] && [ "$s" -ge $sv ] && echo "  ok: systemd $s" || { echo "  WRONG: systemd '$s'"; ok=1; }
-	[[ $k == $kv.* ]] && echo "  ok: kernel $k" || { echo "  WRONG: kernel '$k'"; ok=1; }
+	[[ $s =~ ^[0-9]+$ ]] && [ "$s" -ge $sv ] && pass "systemd $s" || fail "systemd '$s'"
+	[[ $k == $kv.* ]] && pass "kernel $k" || fail "kernel '$k'"
 }
 
 # check_install N MODE
@@ -195,7 +195,7 @@ check_install() {
 	val_is "$n" dpkg-status 0 "dpkg -i efiresume_*.deb (built on Debian 12) on Debian 13"
 	val_is "$n" efiresume-install-status 0 "efiresume-install install --mode=$mode"
 	er=$(deb_val "$d" "$n" er-entry)
-	if [[ $er =~ ^[0-9A-F]{4}$ ]]; then echo "  ok: boot entry Boot$er \"Resume hibernated Linux\""; else echo "  WRONG: no efiresume boot entry"; ok=1; fi
+	if [[ $er =~ ^[0-9A-F]{4}$ ]]; then pass "boot entry Boot$er \"Resume hibernated Linux\""; else fail "no efiresume boot entry"; fi
 	val_is "$n" clear-unit-enabled enabled "the package's postinst enabled efiresume-clear.service"
 }
 
@@ -345,12 +345,12 @@ EOF
 	roff=$(sed -nE 's/.*EFIRESUME-TEST: wrapper: resume=[0-9:]+ resume_offset=([0-9]+).*/\1/p' "$d/boot1.log.txt" | tail -1)
 	hl=$(sed -nE 's/.*EFIRESUME-TEST: hibloc-pre=(.*)/\1/p' "$d/boot1.log.txt" | tail -1 | tr -d '\r')
 	if [[ $hl == *'"uuid":"'$fsu'"'* ]] && [[ $hl == *'"offset":'$roff[,}]* ]] && [[ $roff =~ ^[1-9][0-9]*$ ]]; then
-		echo "  ok: systemd wrote HibernateLocation $hl (resume_offset $roff)"
+		pass "systemd wrote HibernateLocation $hl (resume_offset $roff)"
 	else
-		echo "  WRONG: HibernateLocation '$hl' (filesystem $fsu, resume_offset '$roff')"; ok=1
+		fail "HibernateLocation '$hl' (filesystem $fsu, resume_offset '$roff')"
 	fi
 	hl16=$(deb_val "$d" boot1 hibloc-pre-utf16)
-	[ "$hl16" = 7b002200 ] && echo "  ok: HibernateLocation is UTF-16LE ('{\"' = $hl16)" || echo "  note: HibernateLocation starts $hl16"
+	[ "$hl16" = 7b002200 ] && pass "HibernateLocation is UTF-16LE ('{\"' = $hl16)" || echo "  note: HibernateLocation starts $hl16"
 	[[ $roff =~ ^[0-9]+$ ]] && DEB_SIG_AT=$((DEB_ROOT_START * 512 + roff * 4096))
 	check_hibernated boot1
 	echo "boot 2 (the firmware starts efiresume, first in BootOrder; HibernateLocation is the only hint):"
@@ -448,7 +448,7 @@ EOF
 		sed -n 's/.*efiresume: \(luks-.*: \(unlocked\|LUKS2\) .*\)/  | \1/p' "$d/boot2.log.txt"
 		expect_not "$d/boot2.log" "$unlock_re" "the initramfs never asked (no kernel booted in between)" || ok=1
 		for p in "$D13V_PASS" "$wrong"; do
-			grep -aqF -- "$p" "$d/boot2.log" && { echo "  WRONG: a passphrase is on the console"; ok=1; }
+			grep -aqF -- "$p" "$d/boot2.log" && fail "a passphrase is on the console"
 		done
 		val_is boot2 swap-sig-resumed SWAPSPACE2 "the swap LV's signature (read through the mapping) reset to SWAPSPACE2"
 	fi
@@ -521,7 +521,7 @@ EOF
 	echo "boot 1b (efiresume: the right passphrase; the power cut once it has unlocked, before it commits):"
 	D13V_ANSWERS=("$prompt_re"$'\t'"$D13V_PASS" "${ER_RE}luks-$uuid: unlocked \\(keyslot"$'\t'"POWERCUT" "$unlock_re"$'\t'"$D13V_PASS")
 	d13v_boot "$d" cut "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type
-	[ "$DEB_RC" = 137 ] && echo "  ok: the power cut (QEMU killed, status $DEB_RC)" || { echo "  WRONG: QEMU status $DEB_RC, not killed"; ok=1; }
+	[ "$DEB_RC" = 137 ] && pass "the power cut (QEMU killed, status $DEB_RC)" || fail "QEMU status $DEB_RC, not killed"
 	expect "$d/cut.log" "${ER_RE}luks-$uuid: unlocked \\(keyslot 0" "efiresume unlocked the container" || ok=1
 	expect_not "$d/cut.log" "${ER_RE}.*(handing off|swap signature (reset|restored))|Linux version" "cut before the commit (no hand-off, no kernel)" || ok=1
 	echo "  the last lines efiresume printed: $(grep -a "$ER_RE" "$d/cut.log.txt" | tail -2 | tr -d '\r' | paste -sd'|')"
@@ -530,20 +530,20 @@ EOF
 	d13v_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type
 	qemu_ok
 	n=$(grep -ac "efiresume: luks-$uuid: wrong passphrase" "$d/boot2.log.txt" || true)
-	[ "$n" = 3 ] && echo "  ok: 3 'wrong passphrase' lines" || { echo "  WRONG: $n 'wrong passphrase' lines"; ok=1; }
+	[ "$n" = 3 ] && pass "3 'wrong passphrase' lines" || fail "$n 'wrong passphrase' lines"
 	expect "$d/boot2.log" "${ER_RE}luks-$uuid: 3 wrong passphrases; booting normally \\(the initramfs will ask\\)" "3 wrong: booting normally" || ok=1
 	expect_not "$d/boot2.log" "${ER_RE}.*(unlocked \\(|handing off|swap signature (reset|restored))" "not unlocked, nothing committed" || ok=1
 	expect "$d/boot2.log" "${ER_RE}starting .EFI.debian.vmlinuz.efi" "efiresume started the Debian entry's kernel" || ok=1
 	expect "$d/boot2.log" "$unlock_re" "the initramfs asked for the passphrase" || ok=1
 	expect "$d/boot2.log" "$kresume_re" "the kernel's own resume read the image" || ok=1
 	for p in "$D13V_PASS" "$wrong1" "$wrong2" "$wrong3"; do
-		grep -aqF -- "$p" "$d/boot2.log" && { echo "  WRONG: a passphrase is on the console"; ok=1; }
+		grep -aqF -- "$p" "$d/boot2.log" && fail "a passphrase is on the console"
 	done
 	check_resumed boot1 boot2
 	val_is boot2 work-after-consistent yes "the file written across the hibernation: every line in order"
 	expect "$d/boot2.log" 'EFIRESUME-TEST: cycle-2' "the resumed system hibernated again" || ok=1
 	n=$(grep -acE 'PM: hibernation: Wrote [0-9]+ kbytes' "$d/boot2.log.txt" || true)
-	[ "$n" -ge 1 ] && echo "  ok: the kernel wrote the second image" || { echo "  WRONG: no second image written"; ok=1; }
+	[ "$n" -ge 1 ] && pass "the kernel wrote the second image" || fail "no second image written"
 	echo "boot 3 (efiresume: Esc at the prompt; the initramfs asks, the kernel resumes):"
 	D13V_ANSWERS=("$prompt_re"$'\t'"ESC" "$unlock_re"$'\t'"$D13V_PASS")
 	d13v_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh" d13v_type
@@ -604,7 +604,7 @@ EOF
 	expect "$d/boot1.log" "EFIRESUME-TEST: swaps: /swap/swapfile file 512M" "only the swap file /swap/swapfile (512 MiB) is active" || ok=1
 	val_is boot1 swap-subvolume swap "the swap file in a subvolume of its own"
 	val_is boot1 swapfile-nocow yes "the swap file is NOCOW (chattr +C, as mkswapfile makes it)"
-	[[ $off =~ ^[1-9][0-9]*$ ]] && echo "  ok: map-swapfile -r at install: $off" || { echo "  WRONG: swap file offset '$off'"; ok=1; }
+	[[ $off =~ ^[1-9][0-9]*$ ]] && pass "map-swapfile -r at install: $off" || fail "swap file offset '$off'"
 	val_is boot1 map-swapfile "$off" "btrfs inspect-internal map-swapfile -r in the system"
 	val_is boot1 resume-offset "$off" "the kernel's resume_offset (from the command line)"
 	val_is boot1 cmdline-resume "resume=UUID=$fsu,resume_offset=$off" "resume=UUID= resume_offset= on the command line"

@@ -46,7 +46,7 @@ rc=0
 run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/serial.log" 180 || rc=$?
 echo "  qemu exit status $rc"
 ok=0
-[ $rc -ne 124 ] || { echo "  QEMU timed out"; ok=1; }
+[ $rc -ne 124 ] || fail "QEMU timed out"
 expect "$d/serial.log" "efiresume: efiresume .* \($arch\) started" "efiresume started" || ok=1
 expect "$d/serial.log" "efiresume: configuration .*efiresume.conf read" "configuration read" || ok=1
 case $case in
@@ -66,5 +66,5 @@ missing)
 	;;
 esac
 after=$(swap_sig "$d/disk.img")
-if [ "$before" = "$after" ]; then echo "  ok: swap signature untouched ($after)"; else echo "  CHANGED: swap signature $before -> $after"; ok=1; fi
+if [ "$before" = "$after" ]; then pass "swap signature untouched ($after)"; else fail "changed: swap signature $before -> $after"; fi
 exit $ok

@@ -40,7 +40,7 @@ for where in "$@"; do
 	rc=0
 	QEMU_DRIVE="-drive if=virtio,format=raw,cache=unsafe,file.driver=blkdebug,file.config=$d/blkdebug.conf,file.image.filename=$d/disk.img" \
 		run_qemu $arch "$d/disk.img" "$d/vars.fd" "$log" 180 || rc=$?
-	[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+	[ $rc -eq 0 ] || fail "qemu status $rc"
 	expect "$log" "$want" "the fault seen and explained" || ok=1
 	expect_not "$log" 'EFIRESUME-TEST: resumed' "no hand-off" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe' "the normal boot program started" || ok=1
@@ -51,9 +51,9 @@ for where in "$@"; do
 	fi
 	swap_page0 "$d/disk.img" "$d/page0.after"
 	if cmp -s "$d/page0.before" "$d/page0.after"; then
-		echo "  ok: swap page 0 unchanged (signature $(swap_sig "$d/disk.img"))"
+		pass "swap page 0 unchanged (signature $(swap_sig "$d/disk.img"))"
 	else
-		echo "  CHANGED: swap page 0 ($(swap_sig "$d/disk.img"))"; ok=1
+		fail "changed: swap page 0 ($(swap_sig "$d/disk.img"))"
 	fi
 done
 echo "boot $((n + 1)), without a fault: the image resumes"
@@ -62,5 +62,5 @@ rc=0
 run_qemu $arch "$d/disk.img" "$d/vars.fd" "$d/last.log" 180 || rc=$?
 expect "$d/last.log" "^EFIRESUME-TEST: md5-after=$(fixture_fact "$fx" md5)\$" "resumed with the same memory" || ok=1
 sig=$(swap_sig "$d/disk.img")
-[ "$sig" = SWAPSPACE2 ] && echo "  ok: signature reset by that resume ($sig): never resumed twice" || { echo "  WRONG signature $sig"; ok=1; }
+[ "$sig" = SWAPSPACE2 ] && pass "signature reset by that resume ($sig): never resumed twice" || fail "signature $sig"
 exit $ok

@@ -50,9 +50,9 @@ expect "$d/serial.log" "^EFIRESUME-TEST: token-after=$token\$" "same token" || o
 expect "$d/serial.log" "^EFIRESUME-TEST: md5-after=$md5\$" "same data" || ok=1
 l=$(grep -a '^EFIRESUME-TEST: counter ' "$d/serial.log.txt" || true)
 if [[ $l =~ counter\ ([0-9]+)\ -\>\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[2]}" -gt "${BASH_REMATCH[1]}" ]; then
-	echo "  ok: ${l#EFIRESUME-TEST: }"
+	pass "${l#EFIRESUME-TEST: }"
 else
-	echo "  COUNTER STOPPED: '$l'"; ok=1
+	fail "counter stopped: '$l'"
 fi
 expect "$d/serial.log" '^EFIRESUME-TEST: swap-reusable=yes$' "swap reusable" || ok=1
 expect "$d/serial.log" '^EFIRESUME-TEST: efivars-read=yes$' "efivars read" || ok=1

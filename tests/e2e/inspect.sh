@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # swsusp-inspect on real hibernation images (the cached fixtures) and on corrupted
-# copies of them. Prints one "ok: ..." or "FAIL: ..." line per check; exit status 0
+# copies of them. Prints one "ok: ..." or "WRONG: ..." line per check; exit status 0
 # only when every check passed.
 #   tests/e2e/inspect.sh          (needs build/swsusp-inspect and build/efiresume-*.efi)
 #
@@ -33,13 +33,7 @@ set -uo pipefail
 INSPECT=$BUILD/swsusp-inspect
 [ -x "$INSPECT" ] || die "no $INSPECT (make $INSPECT)"
 
-passes=0 fails=0
-ok()   { echo "ok: $*"; passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# check WHAT GOT WANT
-check() {
-	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else fail "$1: got '$2', want '$3'"; fi
-}
+ok=0   # pass, fail, check_eq: tests/lib/check.sh
 
 # enum er_reason (image/reader.h): swsusp-inspect exits with 10 + the number
 declare -A REASON_NO=([io-error]=1 [no-signature]=2 [unsupported-flags]=3 [bad-map]=4 [bad-arch-magic]=5
@@ -87,7 +81,7 @@ expect_refusal() {
 	inspect "$out" "$@"
 	got=$(j "$out" reason)
 	if [ "$got" = "$want" ] && [ "$rc" = $((10 + REASON_NO[$want])) ]; then
-		ok "$what: refused with $want, exit $rc ($(j "$out" detail))"
+		pass "$what: refused with $want, exit $rc ($(j "$out" detail))"
 	else
 		fail "$what: got reason '$got' exit $rc, want $want exit $((10 + REASON_NO[$want])) ($(j "$out" detail))"
 	fi
@@ -113,16 +107,16 @@ fixture_checks() {
 		where=(--offset "$(swap_offset)" --resume-offset "$sp") src=offset
 	fi
 	inspect_fixture "$name" "$out" "${where[@]}"
-	check "$name: exit status" "$rc" 0
-	check "$name: verdict" "$(j "$out" verdict)" resumable
-	check "$name: source" "$(j "$out" source) $(j "$out" offset) $(j "$out" resume_offset)" "$src $(swap_offset) ${sp:-0}"
-	check "$name: arch" "$(j "$out" arch)" "$([ "$arch" = x64 ] && echo x86_64 || echo i386)"
+	check_eq "$name: exit status" "$rc" 0
+	check_eq "$name: verdict" "$(j "$out" verdict)" resumable
+	check_eq "$name: source" "$(j "$out" source) $(j "$out" offset) $(j "$out" resume_offset)" "$src $(swap_offset) ${sp:-0}"
+	check_eq "$name: arch" "$(j "$out" arch)" "$([ "$arch" = x64 ] && echo x86_64 || echo i386)"
 	local comp word
 	comp=$(fixture_fact "$name" compressor)
 	word=$([ "$arch" = x64 ] && echo 8 || echo 4)
-	check "$name: compression (kernel: \"$comp\")" "$(j "$out" compression)" "$comp"
+	check_eq "$name: compression (kernel: \"$comp\")" "$(j "$out" compression)" "$comp"
 	local flags=$(j "$out" flags)
-	check "$name: flags nocompress/lz4 bits" "$((flags & 2)) $((flags & 16))" \
+	check_eq "$name: flags nocompress/lz4 bits" "$((flags & 2)) $((flags & 16))" \
 		"$([ "$comp" = none ] && echo 2 || echo 0) $([ "$comp" = lz4 ] && echo 16 || echo 0)"
 
 	local ip pages pfns zero meta stored unc chunks stream mapp dread
@@ -137,41 +131,41 @@ fixture_checks() {
 		fail "$name: the kernel log lacks the counts (facts: need=$need copied=$copied saving=$saving wrote=$wrote)"
 		return
 	fi
-	check "$name: header image_pages = \"Image created ($copied pages copied\"" "$ip" "$copied"
+	check_eq "$name: header image_pages = \"Image created ($copied pages copied\"" "$ip" "$copied"
 	if [ -n "$kzero" ]; then
-		check "$name: zero PFNs = \"$kzero zero pages\"" "$zero" "$kzero"
-		check "$name: image_pages + zero pages = \"Need to copy $need pages\"" "$((ip + zero))" "$need"
+		check_eq "$name: zero PFNs = \"$kzero zero pages\"" "$zero" "$kzero"
+		check_eq "$name: image_pages + zero pages = \"Need to copy $need pages\"" "$((ip + zero))" "$need"
 	else
-		check "$name: no zero pages (6.1)" "$zero" 0
-		check "$name: image_pages = \"Need to copy $need pages\"" "$ip" "$need"
+		check_eq "$name: no zero pages (6.1)" "$zero" 0
+		check_eq "$name: image_pages = \"Need to copy $need pages\"" "$ip" "$need"
 	fi
-	check "$name: PFNs listed = \"Need to copy\"" "$pfns" "$need"
-	check "$name: data pages delivered = image_pages" "$dread" "$ip"
-	check "$name: header pages - 1 = \"saving image data ($saving pages)\"" "$((pages - 1))" "$saving"
-	check "$name: PFN pages = ceil(PFNs * $word / 4096)" "$meta" "$(((pfns * word + 4095) / 4096))"
-	check "$name: uncompressed body = \"Wrote $wrote kbytes\" * 1024" "$unc" "$((wrote * 1024))"
+	check_eq "$name: PFNs listed = \"Need to copy\"" "$pfns" "$need"
+	check_eq "$name: data pages delivered = image_pages" "$dread" "$ip"
+	check_eq "$name: header pages - 1 = \"saving image data ($saving pages)\"" "$((pages - 1))" "$saving"
+	check_eq "$name: PFN pages = ceil(PFNs * $word / 4096)" "$meta" "$(((pfns * word + 4095) / 4096))"
+	check_eq "$name: uncompressed body = \"Wrote $wrote kbytes\" * 1024" "$unc" "$((wrote * 1024))"
 	if [ "$comp" = none ]; then
-		check "$name: CRC status" "$(j "$out" crc_status)" none
-		check "$name: stored bytes = \"Wrote $wrote kbytes\" * 1024" "$stored" "$((wrote * 1024))"
-		check "$name: stream pages = header pages" "$stream" "$pages"
-		check "$name: chunks" "$chunks" 0
+		check_eq "$name: CRC status" "$(j "$out" crc_status)" none
+		check_eq "$name: stored bytes = \"Wrote $wrote kbytes\" * 1024" "$stored" "$((wrote * 1024))"
+		check_eq "$name: stream pages = header pages" "$stream" "$pages"
+		check_eq "$name: chunks" "$chunks" 0
 	else
-		check "$name: CRC status" "$(j "$out" crc_status)" ok
-		check "$name: CRC computed = recorded" "$(j "$out" crc_computed)" "$(j "$out" crc_recorded)"
-		check "$name: chunks = ceil((pages - 1) / 32)" "$chunks" "$(((pages - 1 + 31) / 32))"
-		if [ "$stored" -lt "$unc" ]; then ok "$name: stored $stored < uncompressed $unc bytes"; else fail "$name: stored $stored >= uncompressed $unc"; fi
+		check_eq "$name: CRC status" "$(j "$out" crc_status)" ok
+		check_eq "$name: CRC computed = recorded" "$(j "$out" crc_computed)" "$(j "$out" crc_recorded)"
+		check_eq "$name: chunks = ceil((pages - 1) / 32)" "$chunks" "$(((pages - 1 + 31) / 32))"
+		if [ "$stored" -lt "$unc" ]; then pass "$name: stored $stored < uncompressed $unc bytes"; else fail "$name: stored $stored >= uncompressed $unc"; fi
 		if [ -n "$ckb" ]; then
-			check "$name: stored bytes / 1024 = \"Image size after compression: $ckb kbytes\"" "$((stored / 1024))" "$ckb"
+			check_eq "$name: stored bytes / 1024 = \"Image size after compression: $ckb kbytes\"" "$((stored / 1024))" "$ckb"
 		fi
 	fi
 	# the kernel starts a new (last, empty) map page after a full one
-	check "$name: map pages = stream pages / 511 + 1" "$mapp" "$((stream / 511 + 1))"
+	check_eq "$name: map pages = stream pages / 511 + 1" "$mapp" "$((stream / 511 + 1))"
 
 	local o2=$work/$name.offset.json k same=1
 	if [ "${sp:-0}" != 0 ]; then
 		# page 0 of that partition is the filesystem's, not a swap header
 		inspect_fixture "$name" "$o2" --offset "$(swap_offset)"
-		check "$name: without --resume-offset: reason" "$rc $(j "$o2" reason)" "$((10 + REASON_NO[no-signature])) no-signature"
+		check_eq "$name: without --resume-offset: reason" "$rc $(j "$o2" reason)" "$((10 + REASON_NO[no-signature])) no-signature"
 		return
 	fi
 	# --offset on the disk: the same image
@@ -179,7 +173,7 @@ fixture_checks() {
 	for k in reason image_pages pages pfns zero_pages stored_bytes chunks stream_pages map_pages crc_computed arch compression; do
 		[ "$(j "$out" $k)" = "$(j "$o2" $k)" ] || { same=0; fail "$name --offset: $k '$(j "$o2" $k)', GPT '$(j "$out" $k)'"; }
 	done
-	[ $same = 1 ] && [ "$rc" = 0 ] && [ "$(j "$o2" source)" = offset ] && ok "$name --offset $(swap_offset): same image, resumable"
+	[ $same = 1 ] && [ "$rc" = 0 ] && [ "$(j "$o2" source)" = offset ] && pass "$name --offset $(swap_offset): same image, resumable"
 	[ "$rc" = 0 ] || fail "$name --offset: exit $rc"
 }
 
@@ -213,14 +207,14 @@ corruptions() {
 	raw_copy "$name" "$R"
 	local out=$work/$name.raw.json
 	inspect "$out" "$R"
-	check "$name raw swap image: exit status" "$rc" 0
-	check "$name raw swap image: source" "$(j "$out" source)" raw
-	check "$name raw swap image: same CRC and counts" \
+	check_eq "$name raw swap image: exit status" "$rc" 0
+	check_eq "$name raw swap image: source" "$(j "$out" source)" raw
+	check_eq "$name raw swap image: same CRC and counts" \
 		"$(j "$out" crc_computed) $(j "$out" image_pages) $(j "$out" stored_bytes)" \
 		"$(j "$work/$name.json" crc_computed) $(j "$work/$name.json" image_pages) $(j "$work/$name.json" stored_bytes)"
 
 	load_layout "$R"
-	check "$name: map chain walked" "${#maps[@]}" "$(j "$out" map_pages)"
+	check_eq "$name: map chain walked" "${#maps[@]}" "$(j "$out" map_pages)"
 	local H chunks k s cmp off b
 	H=$(entry "$R" 0)
 	chunks=$(j "$out" chunks)
@@ -250,7 +244,7 @@ corruptions() {
 		off=$(cbyte "$R" "$s" $((w + cmp)))
 		patch "$R" "$off" $(($(le "$R" "$off" 1) ^ 0xff)) 1
 		inspect "$work/pad.json" "$R"
-		check "$name: a padding byte after chunk $k flipped: still resumable" "$rc $(j "$work/pad.json" reason)" "0 ok"
+		check_eq "$name: a padding byte after chunk $k flipped: still resumable" "$rc $(j "$work/pad.json" reason)" "0 ok"
 		unpatch
 	fi
 	# its length word
@@ -289,7 +283,7 @@ corruptions() {
 
 	# nothing left behind: the copy is as good as the fixture again
 	inspect "$out" "$R"
-	check "$name: the copy restored is resumable again" "$rc $(j "$out" reason)" "0 ok"
+	check_eq "$name: the copy restored is resumable again" "$rc $(j "$out" reason)" "0 ok"
 
 	# truncated: the first 32 MiB of the partition (the image spans $(j "$out" stream_pages) pages)
 	local T=$work/$name.trunc
@@ -325,13 +319,13 @@ if [ -f "$work/ia32-686.raw" ]; then
 	expect_refusal "ia32-686: chunk 3 length 0 (4-byte size_t)" bad-chunk-length "$R"
 	unpatch
 	inspect "$work/ia32.json" "$R"
-	check "ia32-686: the copy restored is resumable again" "$rc $(j "$work/ia32.json" reason)" "0 ok"
+	check_eq "ia32-686: the copy restored is resumable again" "$rc $(j "$work/ia32.json" reason)" "0 ok"
 fi
 
 # read-only: the cached fixtures still carry their images
 for n in x64-6.1-lzo ia32-686; do
-	check "$n: fixture untouched (swap signature)" "$(swap_sig "$(fixture_dir $n)/disk.img")" S1SUSPEND
+	check_eq "$n: fixture untouched (swap signature)" "$(swap_sig "$(fixture_dir $n)/disk.img")" S1SUSPEND
 done
 rm -f "$work"/*.raw
-echo "$passes checks passed, $fails failed"
-[ $fails -eq 0 ]
+echo "$CHECKS_PASSED checks passed, $CHECKS_FAILED failed"
+exit $ok

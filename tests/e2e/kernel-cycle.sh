@@ -192,13 +192,12 @@ new_disk() {   # new_disk FILE
 }
 
 ok=0
-bad() { echo "  WRONG: $*"; ok=1; }
 # boot NAME [DISK [VARS]]: one QEMU run, timed
 boot() {
 	local rc=0 t=$(date +%s.%N)
 	sb_run_qemu "${2:-$DISK}" "${3:-$d/vars.fd}" "$d/$1.log" "${BOOT_TIMEOUT:-300}" -device virtio-rng-pci ${EXTRA:-} || rc=$?
 	echo "  boot $1: qemu exit status $rc, $(echo "$(date +%s.%N) - $t" | bc | cut -c1-5) s"
-	[ $rc -ne 124 ] || bad "QEMU timed out in boot $1"
+	[ $rc -ne 124 ] || fail "QEMU timed out in boot $1"
 	clean_log "$d/$1.log" > "$d/$1.txt"
 }
 # grab NAME SED-REGEX: the first \1 of the boot's log
@@ -206,7 +205,7 @@ grab() { sed -n "s/$2/\1/p" "$d/$1.txt" | head -1; }
 sig_is() {   # sig_is WANT WHEN [DISK]
 	local s
 	s=$(swap_sig "${3:-$DISK}")
-	[ "$s" = "$1" ] && echo "  ok: swap signature $s $2" || bad "swap signature '$s' $2 (want $1)"
+	[ "$s" = "$1" ] && pass "swap signature $s $2" || fail "swap signature '$s' $2 (want $1)"
 }
 hdr_md5() { dd if="${1:-$DISK}" bs=4096 skip=$(($(swap_offset) / 4096)) count=1 status=none | md5sum | cut -d' ' -f1; }
 
@@ -240,16 +239,16 @@ hibernate_boot() {
 	local m v
 	m=$(dd if="$DISK" bs=1 skip=$(( $(swap_offset) + 512 )) count=8 status=none)
 	v=$(od -An -tu4 -j $(( $(swap_offset) + 520 )) -N4 "$DISK" | tr -d ' ')
-	[ "$m" = EFRHMAC1 ] && [ "$v" = 2 ] && echo "  ok: auth block EFRHMAC1 version 2 at offset 512" || bad "auth block magic '$m' version '$v'"
-	[ "$(auth_u64 88)" = "$PAGES1" ] && echo "  ok: the auth block counts $PAGES1 encrypted pages" || bad "auth block page count $(auth_u64 88), kernel said $PAGES1"
-	[ -n "$TOKEN" ] && ! token_on_disk "$TOKEN" && echo "  ok: the token ($TOKEN) is nowhere on the disk in clear" || bad "the token '$TOKEN' is on the disk in clear"
+	[ "$m" = EFRHMAC1 ] && [ "$v" = 2 ] && pass "auth block EFRHMAC1 version 2 at offset 512" || fail "auth block magic '$m' version '$v'"
+	[ "$(auth_u64 88)" = "$PAGES1" ] && pass "the auth block counts $PAGES1 encrypted pages" || fail "auth block page count $(auth_u64 88), kernel said $PAGES1"
+	[ -n "$TOKEN" ] && ! token_on_disk "$TOKEN" && pass "the token ($TOKEN) is nowhere on the disk in clear" || fail "the token '$TOKEN' is on the disk in clear"
 }
 
 # no_key_id_logged LOG KEYHEX: neither the key nor its id appears in the log
 no_key_id_logged() {
 	local id
 	id=$(python3 -c 'import hmac,hashlib,sys; print(hmac.new(bytes.fromhex(sys.argv[1]), b"efiresume key id", hashlib.sha256).hexdigest()[:16])' "$2")
-	if grep -qi "$id" "$1" || grep -qi "$2" "$1"; then bad "the key or its id ($id) is in $(basename "$1")"; else echo "  ok: neither the key nor its id is logged"; fi
+	if grep -qi "$id" "$1" || grep -qi "$2" "$1"; then fail "the key or its id ($id) is in $(basename "$1")"; else pass "neither the key nor its id is logged"; fi
 }
 
 # resume_boot NAME KEY PAGES ROUND: efiresume decrypts and verifies (previous key KEY), writes
@@ -259,7 +258,7 @@ resume_boot() {
 	SLOT=0x$(printf %X "$(auth_u64 16)")
 	boot "$1" "${DISK}" "${VARS:-$d/vars.fd}"
 	KNEW=$(key_now "${VARS:-$d/vars.fd}")
-	[ -n "$KNEW" ] && [ "$KNEW" != "$2" ] && echo "  ok: a new key for this boot" || bad "the stored key did not change"
+	[ -n "$KNEW" ] && [ "$KNEW" != "$2" ] && pass "a new key for this boot" || fail "the stored key did not change"
 	expect "$L" "efiresume: Secure Boot: a new hibernation key for this boot .* the previous one verifies this boot's image only" "the previous key read, a new one stored" || ok=1
 	expect "$L" "encrypted image \(contract v2, $3 stream pages\)" "an encrypted image of $3 stream pages" || ok=1
 	expect "$L" "efiresume: .*Secure Boot: $3 pages decrypted and authenticated, tag verified" "decrypted, authenticated, tag verified" || ok=1
@@ -285,7 +284,7 @@ refused_boot() {
 	expect_not "$L" 'pages decrypted and authenticated, tag verified' "not verified" || ok=1
 	expect "$L" '^KTEST: boot mode=report .*swap=S1SUSPEND' "the fallback kernel booted, saw the image kept" || ok=1
 	sig_is S1SUSPEND "after $1" "$2"
-	[ "$(hdr_md5 "$2")" = "$before" ] && echo "  ok: swap header page unchanged" || bad "the swap header page changed"
+	[ "$(hdr_md5 "$2")" = "$before" ] && pass "swap header page unchanged" || fail "the swap header page changed"
 }
 GCM_REFUSED='an encrypted page of the image failed its authentication'
 TAG_REFUSED='Secure Boot: the tag does not match'
@@ -341,7 +340,7 @@ cycle)
 	expect "$d/boot2.log" 'PM: hibernation key: image encrypted and authenticated \([0-9]+ pages' "the second image encrypted (with the key from the key page)" || ok=1
 	PAGES2=$(grab boot2 '.*image encrypted and authenticated (\([0-9]*\) pages.*')
 	sig_is S1SUSPEND "after boot 2 (the second image)"
-	token_on_disk "$TOKEN" && bad "the token is on the disk in clear after the second image" || echo "  ok: the token is nowhere on the disk in clear (second image)"
+	token_on_disk "$TOKEN" && fail "the token is on the disk in clear after the second image" || pass "the token is nowhere on the disk in clear (second image)"
 	say "kernel-cycle cycle: boot 3 (K2 verifies, resume)"
 	resume_boot boot3 "$K2" "$PAGES2" 2
 	K3=$KNEW
@@ -355,7 +354,7 @@ cycle)
 	expect "$d/boot4.log" 'PM: hibernation key: received from efiresume' "the kernel received it" || ok=1
 	expect "$d/boot4.log" '^KTEST: boot mode=report rounds=0 swap=SWAPSPACE2' "normal boot of the fallback" || ok=1
 	K4=$(key_now)
-	[ "$K4" != "$K3" ] && echo "  ok: boot 4 has a key of its own" || bad "boot 4 kept boot 3's key"
+	[ "$K4" != "$K3" ] && pass "boot 4 has a key of its own" || fail "boot 4 kept boot 3's key"
 	sig_is SWAPSPACE2 "after boot 4"
 	echo "  stream pages $PAGES1, $PAGES2"
 	;;
@@ -378,7 +377,7 @@ flip-lzo|flip-lz4)
 	conf hibernate 1
 	hibernate_boot boot1
 	f=$(hdr_flags)
-	[ $((f & 6)) = 4 ] && echo "  ok: header flags 0x$(printf %x "$f"): compressed, CRC32 mode" || bad "flags 0x$(printf %x "$f"): not compressed with a CRC32"
+	[ $((f & 6)) = 4 ] && pass "header flags 0x$(printf %x "$f"): compressed, CRC32 mode" || fail "flags 0x$(printf %x "$f"): not compressed with a CRC32"
 	conf report 0
 	cp --sparse=always "$DISK" "$d/flip.img"
 	cp "$d/vars.fd" "$d/vars-flip.fd"
@@ -401,7 +400,7 @@ header)
 	refused_boot slot "$d/slot.img" "$(vars_copy slot)" "$TAG_REFUSED"
 	cp --sparse=always "$DISK" "$d/hwsig.img"
 	f=$(hdr_flags)
-	[ $((f & 8)) = 0 ] && echo "  ok: no SF_HW_SIG (flags 0x$(printf %x "$f")): the reader ignores hw_sig" || bad "SF_HW_SIG set (flags $f): the reader checks hw_sig"
+	[ $((f & 8)) = 0 ] && pass "no SF_HW_SIG (flags 0x$(printf %x "$f")): the reader ignores hw_sig" || fail "SF_HW_SIG set (flags $f): the reader checks hw_sig"
 	echo "  hw_sig in the swsusp header: $(poke "$d/hwsig.img" 4056 1)"
 	refused_boot hwsig "$d/hwsig.img" "$(vars_copy hwsig)" "$TAG_REFUSED"
 	# the resume offset: the header page copied to page N and efiresume told to look there
@@ -460,7 +459,7 @@ sboff)
 	boot off
 	expect "$d/off.log" 'efiresume: Secure Boot is off: EfiresumeHibernationKeyV2 deleted' "Secure Boot off: the key variable deleted" || ok=1
 	expect "$d/off.log" "image refused: Secure Boot: the image is encrypted \(written under Secure Boot\) and Secure Boot is off now" "the encrypted image refused with Secure Boot off" || ok=1
-	[ "$(key_now)" = absent ] && echo "  ok: no key in the store" || bad "the key variable is still there"
+	[ "$(key_now)" = absent ] && pass "no key in the store" || fail "the key variable is still there"
 	sig_is S1SUSPEND "after the boot with Secure Boot off"
 	python3 "$TOP/tests/lib/secboot-vars.py" "$d/vars.fd" SecureBootEnable --set1 1 >/dev/null
 	refused_boot on "$DISK" "$d/vars.fd" 'Secure Boot: no key was stored by the previous boot'
@@ -502,7 +501,7 @@ commitfail)
 	expect "$L" 'efiresume key taken' "the fallback kernel took this boot's key" || ok=1
 	expect "$L" '^KTEST: boot mode=report .*swap=S1SUSPEND' "the fallback booted, the image kept" || ok=1
 	sig_is S1SUSPEND "after the failed commit"
-	[ "$(hdr_md5)" = "$before" ] && echo "  ok: swap header page unchanged" || bad "the swap header page changed"
+	[ "$(hdr_md5)" = "$before" ] && pass "swap header page unchanged" || fail "the swap header page changed"
 	say "the next boot, without the fault: the image's key is gone"
 	refused_boot late "$DISK" "$d/vars.fd" "$OTHER_KEY"
 	;;
@@ -514,7 +513,7 @@ lzo|lz4)
 	f=$(hdr_flags)
 	# SF_NOCOMPRESS_MODE 2 clear; SF_LZ4 16 for lz4 only; SF_CRC32_MODE 4
 	lz=0; [ $case = lz4 ] && lz=16
-	[ $((f & 2)) = 0 ] && [ $((f & 16)) = $lz ] && echo "  ok: header flags 0x$(printf %x "$f"): $case-compressed" || bad "flags 0x$(printf %x "$f") for $case"
+	[ $((f & 2)) = 0 ] && [ $((f & 16)) = $lz ] && pass "header flags 0x$(printf %x "$f"): $case-compressed" || fail "flags 0x$(printf %x "$f") for $case"
 	resume_boot resume "$K1" "$PAGES1" 1
 	expect "$d/resume.log" "efiresume: .*image of an x86_64 kernel, $case," "efiresume read a $case image" || ok=1
 	expect "$d/resume.log" "efiresume: .*CRC32 0x[0-9A-Fa-f]+ verified" "the CRC32 verified too" || ok=1
@@ -579,7 +578,7 @@ PY
 		expect "$d/control.log" 'pages decrypted and authenticated, tag verified' "(control) the image with its auth block verifies" || ok=1
 		expect "$d/control.log" "^KTEST: hybrid: woke token=" "(control) and resumes: the state of before the wake, over what came after" || ok=1
 	else
-		bad "no copy of the header page was taken during S3"
+		fail "no copy of the header page was taken during S3"
 	fi
 	;;
 plain)
@@ -593,7 +592,7 @@ plain)
 	expect "$d/boot1.log" 'PM: hibernation: Wrote [0-9]+ kbytes' "the kernel hibernated (Secure Boot off)" || ok=1
 	expect_not "$d/boot1.log" 'image encrypted' "a plain image" || ok=1
 	TOKEN=$(grab boot1 '^KTEST: token=\([0-9a-f]*\)$')
-	[ -n "$TOKEN" ] && token_on_disk "$TOKEN" && echo "  ok (control): the token ($TOKEN) is on the disk in clear" || bad "the token '$TOKEN' is not on the disk: the search cannot find a token"
+	[ -n "$TOKEN" ] && token_on_disk "$TOKEN" && echo "  ok (control): the token ($TOKEN) is on the disk in clear" || fail "the token '$TOKEN' is not on the disk: the search cannot find a token"
 	boot boot2
 	expect "$d/boot2.log" "^KTEST: resumed \(round 1\) token=$TOKEN\$" "resumed by efiresume" || ok=1
 	expect "$d/boot2.log" '^KTEST: swap search: token FOUND on /dev/vda2' "(control) root in the resumed guest finds the token on the swap device" || ok=1
@@ -654,7 +653,7 @@ PY
 	for mode in key none; do
 		echo "  $mode: median Wrote->S5 $(awk -v m=$mode '$1==m{print $2}' "$d/cost.txt" | med) s, Creating->S5 $(awk -v m=$mode '$1==m{print $3}' "$d/cost.txt" | med) s; efiresume total $(awk -v m=$mode '$1==m{print $2}' "$d/resume.txt" | med) ms"
 	done
-	grep -q '^key .* encrypted ' "$d/cost.txt" && ! grep -q '^none .* encrypted ' "$d/cost.txt" || bad "encrypted/plain runs not as expected"
+	grep -q '^key .* encrypted ' "$d/cost.txt" && ! grep -q '^none .* encrypted ' "$d/cost.txt" || fail "encrypted/plain runs not as expected"
 	;;
 *) die "unknown case $case" ;;
 esac

@@ -161,7 +161,7 @@ no_key_in_log() {
 	if grep -aqiF -e "$id" -e "$spaced" -e "$KEYHEX" -e "${KEYHEX:0:16}" "$log.txt"; then
 		echo "  WRONG: the key id $id (or the key) is in the serial log"; return 1
 	fi
-	echo "  ok: the key id $id (and the key) never in the serial log"
+	pass "the key id $id (and the key) never in the serial log"
 }
 # a line before another in the log (ERE, ERE)
 before() {
@@ -169,7 +169,7 @@ before() {
 	a=$(grep -anE -- "$1" "$log.txt" | head -1 | cut -d: -f1)
 	b=$(grep -anE -- "$2" "$log.txt" | head -1 | cut -d: -f1)
 	if [ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ]; then
-		echo "  ok: $3 (log line $a before $b)"
+		pass "$3 (log line $a before $b)"
 	else
 		echo "  WRONG: $3 (lines '${a:-none}' '${b:-none}')"; return 1
 	fi
@@ -182,7 +182,7 @@ nokey|integrity|kexec)
 	expect_not "$log" '^KTEST: state: .*disk' "/sys/power/state without disk" || ok=1
 	expect "$log" '^KTEST: hibernate refused$' "hibernation refused" || ok=1
 	sig=$(swap_sig "$dir/disk.img")
-	if [ "$sig" = SWAPSPACE2 ]; then echo "  ok: swap signature $sig (no image)"; else echo "  WRONG: swap signature '$sig'"; ok=1; fi
+	if [ "$sig" = SWAPSPACE2 ]; then pass "swap signature $sig (no image)"; else fail "swap signature '$sig'"; fi
 	;;&
 integrity|kexec)
 	expect "$log" 'keyinject: key protocol installed: Success' "key protocol installed" || ok=1
@@ -207,13 +207,13 @@ nolockdown)
 	expect "$log" '^KTEST: disk: .*\[reboot\]|^KTEST: disk: .*shutdown' "/sys/power/disk lists modes" || ok=1
 	expect_not "$log" 'KTEST: hibernate (refused|returned)' "hibernated (no return)" || ok=1
 	sig=$(swap_sig "$dir/disk.img")
-	if [ "$sig" = S1SUSPEND ]; then echo "  ok: swap signature $sig"; else echo "  WRONG: swap signature '$sig'"; ok=1; fi
+	if [ "$sig" = S1SUSPEND ]; then pass "swap signature $sig"; else fail "swap signature '$sig'"; fi
 	magic=$(dd if="$dir/disk.img" bs=1 skip=$(( $(swap_offset) + 512 )) count=8 status=none | tr -d '\0')
-	if [ -z "$magic" ]; then echo "  ok: no auth block (no key)"; else echo "  WRONG: '$magic' at offset 512"; ok=1; fi
+	if [ -z "$magic" ]; then pass "no auth block (no key)"; else fail "'$magic' at offset 512"; fi
 	# the control of the key case's search: a plain image holds the token
 	trc=0; token_on_disk || trc=$?
-	if [ $trc = 0 ]; then echo "  ok: control: the token the guest held IS on the swap partition (plain image)"
-	else echo "  WRONG: the token is not found in a plain image (the search cannot succeed)"; ok=1; fi
+	if [ $trc = 0 ]; then pass "control: the token the guest held IS on the swap partition (plain image)"
+	else fail "the token is not found in a plain image (the search cannot succeed)"; fi
 	;;
 key|kexec-control|key-lzo)
 	expect "$log" 'keyinject: key protocol installed: Success' "key protocol installed" || ok=1
@@ -233,25 +233,25 @@ key|kexec-control|key-lzo)
 	python3 "$here/verify-tag.py" "$dir/disk.img" "$(swap_offset)" "$KEYHEX" --out "$dir/stream.bin" || ok=1
 	for c in flip swap truncate; do
 		if python3 "$here/verify-tag.py" "$dir/disk.img" "$(swap_offset)" "$KEYHEX" --$c > "$dir/control-$c.txt"; then
-			echo "  WRONG: control --$c verified (the check cannot fail)"; ok=1
+			fail "control --$c verified (the check cannot fail)"
 		else
-			echo "  ok: control --$c refused: $(grep -m1 WRONG "$dir/control-$c.txt" | sed 's/^ *//')"
+			pass "control --$c refused: $(grep -m1 WRONG "$dir/control-$c.txt" | sed 's/^ *//')"
 		fi
 	done
 	trc=0; token_on_disk || trc=$?
-	if [ $trc = 1 ]; then echo "  ok: the token the guest held is NOT on the swap partition (encrypted)"
-	else echo "  WRONG: the token is on the swap partition (or missing from the log)"; ok=1; fi
+	if [ $trc = 1 ]; then pass "the token the guest held is NOT on the swap partition (encrypted)"
+	else fail "the token is on the swap partition (or missing from the log)"; fi
 	# and the decrypted stream does hold it (the image is the guest's memory; uncompressed)
 	tok=$(clean_log "$log" | sed -n 's/^KTEST: token \([0-9a-f]\{64\}\)$/\1/p' | head -1)
 	if [ $case = key-lzo ]; then
 		flags=$(od -An -tu4 -j $(( $(swap_offset) + 4072 )) -N4 "$dir/disk.img" | tr -d ' ')
 		# LZO: neither SF_NOCOMPRESS_MODE (2) nor SF_COMPRESSION_ALG_LZ4 (16); SF_CRC32_MODE (4)
-		if [ $(( flags & 18 )) = 0 ] && [ $(( flags & 4 )) != 0 ]; then echo "  ok: an LZO image with CRC32 (flags 0x$(printf %x $flags))"
-		else echo "  WRONG: not an LZO image (flags $flags)"; ok=1; fi
+		if [ $(( flags & 18 )) = 0 ] && [ $(( flags & 4 )) != 0 ]; then pass "an LZO image with CRC32 (flags 0x$(printf %x $flags))"
+		else fail "not an LZO image (flags $flags)"; fi
 	elif [ -n "$tok" ] && grep -aqF "$tok" "$dir/stream.bin"; then
-		echo "  ok: the decrypted stream holds the token"
+		pass "the decrypted stream holds the token"
 	else
-		echo "  WRONG: the decrypted stream does not hold the token"; ok=1
+		fail "the decrypted stream does not hold the token"
 	fi
 	;;
 hybrid)
@@ -263,19 +263,19 @@ hybrid)
 	expect "$log" '^KTEST: second hibernate refused$' "second hibernation refused" || ok=1
 	no_key_in_log || ok=1
 	sig=$(swap_sig "$dir/disk.img")
-	if [ "$sig" = SWAPSPACE2 ]; then echo "  ok: swap signature $sig put back"; else echo "  WRONG: swap signature '$sig'"; ok=1; fi
+	if [ "$sig" = SWAPSPACE2 ]; then pass "swap signature $sig put back"; else fail "swap signature '$sig'"; fi
 	if [ "$(dd if="$dir/disk.img" bs=1 skip=$(( $(swap_offset) + 512 )) count=128 status=none | tr -d '\0' | wc -c)" = 0 ]; then
-		echo "  ok: the auth block is zero"
+		pass "the auth block is zero"
 	else
-		echo "  WRONG: the auth block is not zero"; ok=1
+		fail "the auth block is not zero"
 	fi
 	# the attacker's move: the 10 signature bytes written back; verify-tag.py must refuse
 	cp "$dir/disk.img" "$dir/revived.img"
 	set_swap_sig "$dir/revived.img" S1SUSPEND
 	if python3 "$here/verify-tag.py" "$dir/revived.img" "$(swap_offset)" "$KEYHEX" > "$dir/revived.txt"; then
-		echo "  WRONG: the image revived by its signature verifies"; ok=1
+		fail "the image revived by its signature verifies"
 	else
-		echo "  ok: signature written back: refused ($(grep -m1 WRONG "$dir/revived.txt" | sed 's/^ *//'))"
+		pass "signature written back: refused ($(grep -m1 WRONG "$dir/revived.txt" | sed 's/^ *//'))"
 	fi
 	rm -f "$dir/revived.img"
 	;;

@@ -54,7 +54,7 @@ fi
 rc=0
 serial_boot x64 "$d/disk.img" "$d/vars.fd" "$d/boot.log" 240 "$typist" || rc=$?
 ok=0
-[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+[ $rc -eq 0 ] || fail "qemu status $rc"
 log=$d/boot.log
 case $case in
 wait)
@@ -65,7 +65,7 @@ esc)
 	expect "$log" 'booting normally at the user.s request; the image is kept' "Esc: boot normally" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe' "normal boot program started" || ok=1
 	swap_page0 "$d/disk.img" "$d/page0.after"
-	cmp -s "$d/page0.before" "$d/page0.after" && echo "  ok: page 0 untouched" || { echo "  CHANGED page 0"; ok=1; }
+	cmp -s "$d/page0.before" "$d/page0.after" && pass "page 0 untouched" || fail "changed: page 0"
 	;;
 esc-loading)
 	expect "$log" 'efiresume: found a hibernated Linux .* \(x86_64\) on PARTUUID=[0-9a-f-]+: [0-9]+ MiB in [0-9]+ pages' "first line: what will be resumed" || ok=1
@@ -73,13 +73,13 @@ esc-loading)
 	expect_not "$log" 'handing off|swap signature (restored|reset)' "no commit" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe' "normal boot program started" || ok=1
 	swap_page0 "$d/disk.img" "$d/page0.after"
-	cmp -s "$d/page0.before" "$d/page0.after" && echo "  ok: page 0 untouched" || { echo "  CHANGED page 0"; ok=1; }
+	cmp -s "$d/page0.before" "$d/page0.after" && pass "page 0 untouched" || fail "changed: page 0"
 	;;
 discard)
 	expect "$log" 'image discarded: swap signature restored' "D: discarded" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe' "normal boot program started" || ok=1
 	sig=$(swap_sig "$d/disk.img")
-	[ "$sig" = SWAPSPACE2 ] && echo "  ok: signature now $sig" || { echo "  WRONG signature $sig"; ok=1; }
+	[ "$sig" = SWAPSPACE2 ] && pass "signature now $sig" || fail "signature $sig"
 	;;
 esac
 exit $ok

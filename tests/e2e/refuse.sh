@@ -103,7 +103,7 @@ if [ "$case" = nx ]; then
 	wait $qpid || true
 else
 	MEM=$mem run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 180 "${boot2_args[@]}" || rc=$?
-	[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+	[ $rc -eq 0 ] || fail "qemu status $rc"
 fi
 expect "$d/boot2.log" "efiresume: PARTUUID=$SWAP_PARTUUID: $want" "refusal explained" || ok=1
 if [ "$case" != dryrun ]; then
@@ -119,14 +119,14 @@ else
 fi
 swap_page0 "$d/disk.img" "$d/page0.after"
 if cmp -s "$d/page0.before" "$d/page0.after"; then
-	echo "  ok: swap page 0 unchanged (signature $(swap_sig "$d/disk.img"))"
+	pass "swap page 0 unchanged (signature $(swap_sig "$d/disk.img"))"
 else
-	echo "  CHANGED: swap page 0"; ok=1
+	fail "changed: swap page 0"
 fi
 if [ "$case" = hwsig ]; then
 	sig=$(sed -nE 's/.*this machine 0x([0-9a-f]{8}).*/\1/p' "$d/boot2.log.txt" | head -1)
 	echo "with the machine's own hardware signature 0x${sig:-?} in page 0, a real resume:"
-	[ -n "$sig" ] || { echo "  MISSING: the machine's signature in the refusal"; exit 1; }
+	[ -n "$sig" ] || { echo "  WRONG: missing: the machine's signature in the refusal"; exit 1; }
 	put_le "$d/disk.img" 4056 $((0x$sig)) 4
 fi
 if [ "$case" = dryrun ] || [ "$case" = hwsig ] || [ "$case" = nx ]; then

@@ -59,7 +59,7 @@ rc=0
 # the CPU boot 1 had (e.g. -cpu qemu32,+nx): the image kernel expects its features
 qargs=$(fixture_fact "$fx" qemu_args)
 run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 240 $qargs || rc=$?
-[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+[ $rc -eq 0 ] || fail "qemu status $rc"
 log=$d/boot2.log
 expect "$log" "efiresume: found a hibernated .* on $id: [0-9]+ MiB" "first line: what will be resumed" || ok=1
 expect "$log" "efiresume: $id: image of an .* kernel" "image recognised" || ok=1
@@ -78,9 +78,9 @@ expect "$log" "^EFIRESUME-TEST: token-after=$token\$" "same token" || ok=1
 expect "$log" "^EFIRESUME-TEST: md5-after=$md5\$" "same md5 of the 48 MiB tmpfs file" || ok=1
 if c=$(grep -aE '^EFIRESUME-TEST: counter [0-9]+ -> [0-9]+' "$log.txt"); then
 	set -- $c
-	if [ "$5" -gt "$3" ]; then echo "  ok: counter still counting ($3 -> $5)"; else echo "  STOPPED counter: $c"; ok=1; fi
+	if [ "$5" -gt "$3" ]; then pass "counter still counting ($3 -> $5)"; else fail "stopped counter: $c"; fi
 else
-	echo "  MISSING: counter line"; ok=1
+	fail "missing: counter line"
 fi
 expect "$log" '^EFIRESUME-TEST: swap-reusable=yes' "swapoff + swapon" || ok=1
 expect "$log" '^EFIRESUME-TEST: efivars-read=yes' "EFI variable read" || ok=1
@@ -91,7 +91,7 @@ expect_not "$log" 'Kernel panic|BUG:|Oops|hibernate failed' "no kernel error" ||
 # systemd's HibernateLocation, when boot 1 left one (efiresume_hibloc)
 loc=$(sed -n 's/^EFIRESUME-TEST: hibernate-location=//p' "$fx/serial.log.txt")
 if [[ " $(fixture_fact "$fx" args) " == *" efiresume_hibloc "* ]] && [ -z "$loc" ]; then
-	echo "  MISSING: boot 1 did not write HibernateLocation"; ok=1
+	fail "missing: boot 1 did not write HibernateLocation"
 fi
 kver=$(fixture_fact "$fx" uname | cut -d' ' -f1)
 if [ -n "$loc" ] && [ "${SWAPFILE_VIA:-}" != conf ]; then
@@ -110,7 +110,7 @@ elif [ -n "$loc" ]; then
 	expect "$log" "efiresume: $area hibernation image signature found" "the swap file chosen ($via)" || ok=1
 fi
 sig=$(swap_sig "$d/disk.img")
-[ "$sig" = SWAPSPACE2 ] && echo "  ok: swap signature is $sig" || { echo "  WRONG swap signature $sig"; ok=1; }
+[ "$sig" = SWAPSPACE2 ] && pass "swap signature is $sig" || fail "swap signature $sig"
 
 echo "boot 3 (no second resume):"
 # (a swap file: the kernel's own resume needs its offset on the command line)
@@ -120,7 +120,7 @@ sed "s/^options \(.*\)$/options \1 efiresume_kresume$ro/" "$fx/efiresume.conf" >
 esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/BOOT/efiresume.conf
 rc=0
 run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot3.log" 180 $qargs || rc=$?
-[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+[ $rc -eq 0 ] || fail "qemu status $rc"
 if [ "$SWAP_PAGE" = 0 ]; then
 	expect "$d/boot3.log" "efiresume: $area no image" "efiresume found no image" || ok=1
 else

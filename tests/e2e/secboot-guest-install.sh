@@ -143,34 +143,16 @@ PY
 # typist's keys go in), the guest's files as fw_cfg opt/efiresume/NAME
 # gi_boot NAME TIMEOUT SCRIPT TYPIST: sets RC, SECS; the log is $d/NAME.log
 gi_boot() {
-	local name=$1 tmo=$2 script=$3 typist=$4 log=$d/$1.log f fwargs=() catpid tpid= t0
+	local name=$1 tmo=$2 script=$3 typist=$4 log=$d/$1.log f fwcfg=() t0
 	cp "$script" "$d/fwcfg/script"
-	for f in "$d"/fwcfg/*; do fwargs+=(-fw_cfg "name=opt/efiresume/${f##*/},file=$f"); done
-	rm -f "$log.ser.in" "$log.ser.out" "$log.typed"
-	mkfifo "$log.ser.in" "$log.ser.out"
-	: > "$log"
-	cat "$log.ser.out" > "$log" &
-	catpid=$!
-	exec 7<>"$log.ser.in"
-	if [ -n "$typist" ]; then
-		$typist "$log" >&7 &
-		tpid=$!
-	fi
+	for f in "$d"/fwcfg/*; do fwcfg+=(fwcfg="${f##*/}=$f"); done
+	rm -f "$log.typed"
 	t0=$(date +%s)
 	RC=0
 	say "boot $name"
-	qemu_stop_at_run "$log" timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35,smm=on \
-		-global driver=cfi.pflash01,property=secure,value=on -accel tcg -cpu "$DEB_QEMU_CPU" -m 1024 -smp 1 \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$SB_CODE" \
-		-drive if=pflash,format=raw,unit=1,file="$d/vars.fd" \
-		-drive file="$d/disk.raw",format=raw,if=virtio,cache=unsafe \
-		-nic none -chardev pipe,id=ser0,path="$log.ser" -serial chardev:ser0 -display none -monitor none \
-		-no-reboot -device virtio-rng-pci "${fwargs[@]}" || RC=$?
+	qemu_run_typed "$log" "$tmo" "$typist" fw=secboot cpu="$DEB_QEMU_CPU" mem=1024 vars="$d/vars.fd" \
+		disk="$d/disk.raw" rng=1 "${fwcfg[@]}" || RC=$?
 	SECS=$(( $(date +%s) - t0 ))
-	wait $catpid || true
-	[ -z "$tpid" ] || { kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null; } || true
-	exec 7>&-
-	rm -f "$log.ser.in" "$log.ser.out"
 	clean_log "$log" > "$log.txt"
 	echo "  boot $name: QEMU status $RC after $SECS s"
 	grep -a 'EFIRESUME-TEST: ' "$log.txt" | sed 's/^.*EFIRESUME-TEST: /  | /' || true
@@ -322,8 +304,8 @@ shim | shim-nomok)
 	expect "$L" "EFIRESUME-TEST: efibootmgr: Boot$entry\\* Resume hibernated Linux.*\\\\EFI\\\\efiresume\\\\shimx64.efi" "efibootmgr -C wrote Boot$entry -> \\EFI\\efiresume\\shimx64.efi" || ok=1
 	expect "$L" "EFIRESUME-TEST: efibootmgr: BootNext: $entry" "BootNext = Boot$entry (efibootmgr -n)" || ok=1
 	expect "$L" "EFIRESUME-TEST: efiresume-install: MOK: +pending" "status: the MOK is pending" || ok=1
-	[ -n "$entry" ] || { echo "  FAIL: no entry of the installer"; exit 1; }
-	vars_show "after install" | grep -q 'MokNew' && echo "  ok: the store holds MokNew" || { echo "  MISSING: MokNew in the store"; ok=1; }
+	[ -n "$entry" ] || { echo "  WRONG: no entry of the installer"; exit 1; }
+	vars_show "after install" | grep -q 'MokNew' && pass "the store holds MokNew" || fail "missing: MokNew in the store"
 	# ---- boot 2: shim sees MokNew and starts MokManager
 	if [ $case = shim ]; then
 		GI_STEPS=(
@@ -346,13 +328,13 @@ shim | shim-nomok)
 	if [ $case = shim-nomok ]; then
 		expect "$L" "Verification failed: \(0x1A\) Security Violation" "nobody confirmed: shim refuses efiresume" || ok=1
 		expect_not "$L" "efiresume: efiresume .* started" "efiresume never started" || ok=1
-		vars_show "after MokManager" | grep -q 'MokList' && { echo "  WRONG: the store holds a MokList"; ok=1; } ||
-			echo "  ok: no MokList in the store (nothing enrolled)"
+		vars_show "after MokManager" | grep -q 'MokList' && fail "the store holds a MokList" ||
+			pass "no MokList in the store (nothing enrolled)"
 	else
 		expect "$L" "Enroll the key" "MokManager asked to enrol the key" || ok=1
-		[ "$RC" = 0 ] && echo "  ok: MokManager rebooted (QEMU -no-reboot: status 0)" || { echo "  WRONG: QEMU status $RC"; ok=1; }
+		[ "$RC" = 0 ] && pass "MokManager rebooted (QEMU -no-reboot: status 0)" || fail "QEMU status $RC"
 		expect_not "$L" "efiresume: efiresume .* started" "no efiresume in this boot (MokManager resets)" || ok=1
-		vars_show "after MokManager" | grep -q 'MokList' && echo "  ok: the store holds MokList" || { echo "  MISSING: MokList in the store"; ok=1; }
+		vars_show "after MokManager" | grep -q 'MokList' && pass "the store holds MokList" || fail "missing: MokList in the store"
 		# ---- boot 3: the Debian chain again (BootNext was used): the MOK is enrolled
 		gi_boot check 900 "$d/check.sh" ""
 		L=$d/check.log
@@ -382,11 +364,11 @@ db)
 	expect "$L" "EFIRESUME-TEST: efiresume-install-status=0" "efiresume-install install --secure-boot=db --kek: status 0" || ok=1
 	expect "$L" "EFIRESUME-TEST: efiresume-install: .*fallback: \\\\EFI\\\\linux\\\\vmlinuz.efi \\(Boot0008" "the fallback: the Linux entry's kernel, from BootCurrent" || ok=1
 	expect "$L" "EFIRESUME-TEST: efibootmgr: BootNext: $entry" "BootNext = Boot$entry (efibootmgr -n)" || ok=1
-	store_db_has "$cert" && echo "  ok: the firmware's store (read on the host): db holds the certificate" ||
-		{ echo "  MISSING: the certificate in the store's db"; ok=1; }
-	store_db_has "$SB_CERT" && echo "  ok: and still the snakeoil certificate (appended, not replaced)" ||
-		{ echo "  MISSING: the snakeoil certificate in the store's db"; ok=1; }
-	[ -n "$entry" ] || { echo "  FAIL: no entry of the installer"; exit 1; }
+	store_db_has "$cert" && pass "the firmware's store (read on the host): db holds the certificate" ||
+		fail "missing: the certificate in the store's db"
+	store_db_has "$SB_CERT" && pass "and still the snakeoil certificate (appended, not replaced)" ||
+		fail "missing: the snakeoil certificate in the store's db"
+	[ -n "$entry" ] || { echo "  WRONG: no entry of the installer"; exit 1; }
 	gi_boot efiresume 900 "$d/last.sh" ""
 	L=$d/efiresume.log
 	expect "$L" "BdsDxe: starting Boot$entry \"Resume hibernated Linux\" .*\\\\EFI\\\\efiresume\\\\efiresume.efi" "BootNext: the firmware started efiresume.efi (its certificate now in db)" || ok=1
@@ -409,8 +391,8 @@ db-nokek)
 	expect "$L" "EFIRESUME-TEST: efi-updatevar-status=[1-9]" "efi-updatevar fails" || ok=1
 	expect "$L" "EFIRESUME-TEST: db-size=939\$" "db unchanged (935 bytes + efivarfs' 4 attribute bytes)" || ok=1
 	expect "$L" "EFIRESUME-TEST: entry=\$" "no entry of the installer" || ok=1
-	if store_db_has "$cert"; then echo "  WRONG: the store's db holds the certificate"; ok=1
-	else echo "  ok: the firmware's store (read on the host): db does not hold the certificate"; fi
+	if store_db_has "$cert"; then fail "the store's db holds the certificate"
+	else pass "the firmware's store (read on the host): db does not hold the certificate"; fi
 	;;
 esac
 echo "  $case: $(( $(date +%s) - t_all )) s in all"

@@ -58,7 +58,7 @@ boot() {   # boot N TIMEOUT
 	run_qemu ia32 "$d/disk.img" "$d/vars.fd" "$d/serial$1.log" "$2" -device virtio-rng-pci || rc=$?
 	echo "  boot $1: qemu exit status $rc ($((SECONDS - t0)) s)"
 	# unsigned and fallback-unsigned end in the firmware's menu: a timeout is expected there
-	[ $rc -ne 124 ] || [ "$case" = unsigned ] || [ "$case" = fallback-unsigned ] || { echo "  QEMU timed out"; ok=1; }
+	[ $rc -ne 124 ] || [ "$case" = unsigned ] || [ "$case" = fallback-unsigned ] || fail "QEMU timed out"
 }
 ok=0
 L=$d/serial1.log
@@ -80,12 +80,12 @@ signed)
 	expect "$L" "EFIRESUME-TEST: efivars readable: [1-9]" "efivarfs works in the guest" || ok=1
 	expect "$L" "EFIRESUME-TEST: efiresume variables visible: \[\]" "EfiresumeHibernationKeyV2 is not visible to the OS" || ok=1
 	a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKeyV2)
-	if [ "$a" = "attrs=0x3 size=32" ]; then echo "  ok: in the VARS file: $a"; else echo "  WRONG: EfiresumeHibernationKeyV2 in the VARS file: $a"; ok=1; fi
+	if [ "$a" = "attrs=0x3 size=32" ]; then pass "in the VARS file: $a"; else fail "EfiresumeHibernationKeyV2 in the VARS file: $a"; fi
 	k1=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKeyV2)
 	boot 2 150
 	expect "$d/serial2.log" "efiresume: Secure Boot: a new hibernation key for this boot .* the previous one verifies this boot's image only" "boot 2: a fresh key; the previous one read" || ok=1
 	k2=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKeyV2)
-	[ "$k1" != "$k2" ] && [ ${#k2} = 64 ] && echo "  ok: the stored key changed from boot 1 to boot 2 (one key per boot)" || { echo "  WRONG: the key did not change ($k1 -> $k2)"; ok=1; }
+	[ "$k1" != "$k2" ] && [ ${#k2} = 64 ] && pass "the stored key changed from boot 1 to boot 2 (one key per boot)" || fail "the key did not change ($k1 -> $k2)"
 	expect "$d/serial2.log" "EFIRESUME-TEST: marker=$marker\$" "boot 2 started the kernel" || ok=1
 	;;
 fallback-unsigned)
@@ -102,10 +102,10 @@ not-enrolled)
 	expect "$L" "EFIRESUME-TEST: marker=$marker\$" "the kernel started" || ok=1
 	expect "$L" "EFIRESUME-TEST: secureboot=0 lockdown=.*\[none\]" "the kernel sees SecureBoot=0, no lockdown" || ok=1
 	a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKeyV2)
-	if [ "$a" = absent ]; then echo "  ok: no EfiresumeHibernationKeyV2 in the VARS file"; else echo "  WRONG: EfiresumeHibernationKeyV2 in the VARS file: $a"; ok=1; fi
+	if [ "$a" = absent ]; then pass "no EfiresumeHibernationKeyV2 in the VARS file"; else fail "EfiresumeHibernationKeyV2 in the VARS file: $a"; fi
 	;;
 *) echo "  unknown case $case"; exit 2 ;;
 esac
 after=$(swap_sig "$d/disk.img")
-if [ "$before" = "$after" ]; then echo "  ok: swap signature untouched ($after)"; else echo "  CHANGED: swap signature $before -> $after"; ok=1; fi
+if [ "$before" = "$after" ]; then pass "swap signature untouched ($after)"; else fail "changed: swap signature $before -> $after"; fi
 exit $ok

@@ -152,23 +152,22 @@ printf 'mokpass1\nmokpass1\n' | "$TOP/tools/efiresume-install" install --esp-pat
 sed 's/^/  | /' "$d/install.log"
 echo "  install: status $rc"
 [ $rc = 0 ] || ok=1
-host() { if [ "$2" = "$3" ]; then echo "  ok: $1 ($2)"; else echo "  FAIL: $1: got '$2', want '$3'"; ok=1; fi; }
 fp=$(openssl x509 -in "$SB_CERT" -noout -fingerprint -sha1 | sed 's/^[^=]*=//' | tr A-F a-f)
 if [ $mode = shim ]; then
-	host "installer: \\EFI\\efiresume\\ holds" "$(ls "$esp/EFI/efiresume" 2>/dev/null | tr '\n' ' ')" "efiresume.conf grubx64.efi mmx64.efi shimx64.efi "
-	host "mokutil wrote MokNew (mokutil --list-new lists the certificate)" \
+	check_eq "installer: \\EFI\\efiresume\\ holds" "$(ls "$esp/EFI/efiresume" 2>/dev/null | tr '\n' ' ')" "efiresume.conf grubx64.efi mmx64.efi shimx64.efi "
+	check_eq "mokutil wrote MokNew (mokutil --list-new lists the certificate)" \
 		"$(mokutil --list-new 2>&1 | tr A-F a-f | grep -c "$fp")" 1
 	echo "  MokNew: $(ls -l "$v"/MokNew-* 2>/dev/null | awk '{print $5, $NF}')"
 else
-	host "installer: \\EFI\\efiresume\\ holds" "$(ls "$esp/EFI/efiresume" 2>/dev/null | tr '\n' ' ')" "efiresume.conf efiresume.efi "
-	host "no MokNew (db: mokutil not used)" "$(compgen -G "$v/MokNew-*" | wc -l)" 0
-	host "efiresume.efi verifies against the certificate" "$(sbverify --cert "$SB_CERT" "$esp/EFI/efiresume/efiresume.efi" 2>&1 | tail -n 1)" "Signature verification OK"
+	check_eq "installer: \\EFI\\efiresume\\ holds" "$(ls "$esp/EFI/efiresume" 2>/dev/null | tr '\n' ' ')" "efiresume.conf efiresume.efi "
+	check_eq "no MokNew (db: mokutil not used)" "$(compgen -G "$v/MokNew-*" | wc -l)" 0
+	check_eq "efiresume.efi verifies against the certificate" "$(sbverify --cert "$SB_CERT" "$esp/EFI/efiresume/efiresume.efi" 2>&1 | tail -n 1)" "Signature verification OK"
 fi
 entry=$(sed -n 's/^entry=//p' "$m/state/state" 2>/dev/null)
 echo "  entry: Boot$entry, efibootmgr $(cat "$m/efibootmgr-create.log" 2>/dev/null)"
 echo "  efibootmgr -v: $(/usr/bin/efibootmgr -v 2>/dev/null | grep -a "^Boot$entry")"
-[ -n "$entry" ] && [ -e "$v/Boot$entry-$G" ] || { echo "  FAIL: no entry of the installer (state: $(cat "$m/state/state" 2>/dev/null))"; exit 1; }
-host "the entry is first in BootOrder (--secure-boot implies --mode=always)" "$(/usr/bin/efibootmgr 2>/dev/null | sed -n 's/^BootOrder: //p' | cut -d, -f1)" "$entry"
+[ -n "$entry" ] && [ -e "$v/Boot$entry-$G" ] || { echo "  WRONG: no entry of the installer (state: $(cat "$m/state/state" 2>/dev/null))"; exit 1; }
+check_eq "the entry is first in BootOrder (--secure-boot implies --mode=always)" "$(/usr/bin/efibootmgr 2>/dev/null | sed -n 's/^BootOrder: //p' | cut -d, -f1)" "$entry"
 
 # ---- the installer's ESP directory on the test disk's FAT ESP, with the kernel and initrd
 mcopy -s -o -i "$d/disk.img@@$((ESP_START * 512))" "$esp/EFI/efiresume" ::/EFI/

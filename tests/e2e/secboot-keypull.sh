@@ -183,31 +183,30 @@ kvar=EfiresumeHibernationKeyV2
 a=$(sb_var_attrs "$d/vars.fd" $kvar)
 kh=$(sb_var_hex "$d/vars.fd" $kvar)
 if [ "$a" = "attrs=0x3 size=32" ] && [[ $kh =~ ^[0-9a-f]{64}$ ]]; then
-	echo "  ok: K in the variable store after the run ($a, begins ${kh:0:8})"
+	pass "K in the variable store after the run ($a, begins ${kh:0:8})"
 else
-	echo "  WRONG: $kvar in the VARS file: $a: nothing to search for"; ok=1
+	fail "$kvar in the VARS file: $a: nothing to search for"
 fi
 # shellcheck disable=SC2154  # keys, k, table ... are set by the eval of the RESULT line
 for p in "${dumps[@]}"; do
 	f=${p##*=}
 	echo "  --- $(basename "$f"), dumped at /${p%=*}/"
-	[ -s "$f" ] || { echo "  FAIL: no dump $(basename "$f") (its line never came, or the dump failed)"; ok=1; continue; }
+	[ -s "$f" ] || { fail "no dump $(basename "$f") (its line never came, or the dump failed)"; continue; }
 	[[ $kh =~ ^[0-9a-f]{64}$ ]] || continue
 	maparg=()
 	[ "$case" != unpatched ] || maparg=("$L.txt")   # the kernel's efi=debug map
 	python3 "$TOP/tests/lib/keypull.py" search "$f" "$d/vars.fd" "${maparg[@]}" | tee "$f.search.txt"
 	r=$(sed -n 's/^RESULT //p' "$f.search.txt")
-	[ -n "$r" ] || { echo "  FAIL: the search did not finish"; ok=1; r="keys=1 k=1 table=0 commbuf=0 varrec=0 other=1 old=0 oldvarrec=0"; }
+	[ -n "$r" ] || { fail "the search did not finish"; r="keys=1 k=1 table=0 commbuf=0 varrec=0 other=1 old=0 oldvarrec=0"; }
 	eval "$r"   # keys= k= table= commbuf= varrec= other= old= oldvarrec= efrk= efrk_with_k=
 	allow=0
 	[ "${KP_ALLOW_VARREC:-0}" != 1 ] || allow=$((varrec + oldvarrec))
 	if [ "$((k + old))" = 0 ]; then
-		echo "  ok: K (and every earlier value of the variable: $((keys - 1))) nowhere in guest RAM"
+		pass "K (and every earlier value of the variable: $((keys - 1))) nowhere in guest RAM"
 	elif [ "$((k + old - allow))" = 0 ]; then
 		echo "  ok (KP_ALLOW_VARREC=1): keys only in $allow copy(ies) of the firmware's variable store"
 	else
-		echo "  FOUND: $((k + old)) copy(ies) of this run's keys in guest RAM: of K, the key the store holds after the run, $k (key table: $table, the firmware's SMM variable buffer: $commbuf, variable record: $varrec, elsewhere: $other); of keys it held earlier in the run (a first run of efiresume's, replaced by the second), $old (each listed above)"
-		ok=1
+		fail "found: $((k + old)) copy(ies) of this run's keys in guest RAM: of K, the key the store holds after the run, $k (key table: $table, the firmware's SMM variable buffer: $commbuf, variable record: $varrec, elsewhere: $other); of keys it held earlier in the run (a first run of efiresume's, replaced by the second), $old (each listed above)"
 	fi
 done
 [ "${KP_KEEP_DUMP:-0}" = 1 ] || rm -f "$d"/mem*.elf

@@ -20,7 +20,7 @@ mkswap_disk "$d/key.img" $SWAP_PARTUUID
 sb_new_vars "$d/vars.fd"
 boot key "$d/key.img" "$d/vars.fd" 45
 a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKeyV2)
-[ "$a" = "attrs=0x3 size=32" ] && echo "  ok: key made ($a)" || { echo "  WRONG: key $a"; ok=1; }
+[ "$a" = "attrs=0x3 size=32" ] && pass "key made ($a)" || fail "key $a"
 # 2. the image: hibernated by an unpatched 6.1 kernel under the same firmware code and the
 #    same variable store with SecureBootEnable = 0 (Secure Boot off, keys enrolled: the
 #    kernel is not locked down and may hibernate), so that the memory map is the one of
@@ -44,7 +44,7 @@ esp_put "$d/disk.img" "$BUILD/efiresume-x64.signed.efi" ::/EFI/BOOT/BOOTX64.EFI
 printf 'timeout 0\n' > "$d/nofallback.conf"
 esp_put "$d/disk.img" "$d/nofallback.conf" ::/EFI/BOOT/efiresume.conf
 sig=$(swap_sig "$d/disk.img")
-[ "$sig" = S1SUSPEND ] && echo "  ok: image there ($sig)" || { echo "  WRONG: signature $sig"; ok=1; }
+[ "$sig" = S1SUSPEND ] && pass "image there ($sig)" || fail "signature $sig"
 # 3. encrypted and tagged on the host with that key (contract v2; key page: none); a plain
 #    copy kept for step 7
 cp --sparse=always "$d/disk.img" "$d/plain.img"
@@ -52,13 +52,13 @@ read -r kid npages slot < <(python3 "$TOP/tests/lib/secboot-tag.py" "$d/disk.img
 echo "  encrypted: key id $kid, $npages stream pages"
 # the guest's token (in its memory at hibernation): in the plain copy, not in the encrypted one
 if [ -n "$token" ]; then
-	grep -qaF "$token" "$d/plain.img" && echo "  ok (control): the token is in the plain image" || { echo "  WRONG: the token is not in the plain image: the search finds nothing"; ok=1; }
-	grep -qaF "$token" "$d/disk.img" && { echo "  WRONG: the token is in the encrypted image"; ok=1; } || echo "  ok: the token is nowhere in the encrypted image"
+	grep -qaF "$token" "$d/plain.img" && echo "  ok (control): the token is in the plain image" || fail "the token is not in the plain image: the search finds nothing"
+	grep -qaF "$token" "$d/disk.img" && fail "the token is in the encrypted image" || pass "the token is nowhere in the encrypted image"
 fi
 # swsusp-inspect says what it is without the key
 # (it exits 10 + auth-failed: only efiresume with the key can read more)
 insp=$("$BUILD/swsusp-inspect" "$d/disk.img") || true
-grep -q 'an encrypted image (Secure Boot, auth block version 2)' <<< "$insp" && echo "  ok: swsusp-inspect: an encrypted image" || { echo "  WRONG: swsusp-inspect does not say encrypted: $insp"; ok=1; }
+grep -q 'an encrypted image (Secure Boot, auth block version 2)' <<< "$insp" && pass "swsusp-inspect: an encrypted image" || fail "swsusp-inspect does not say encrypted: $insp"
 # 4. one byte flipped in a copy (the last stored page, through the map: group 0's tag page
 #    or the last group's): refused, its GCM tag or the page's does not match
 cp --sparse=always "$d/disk.img" "$d/bad.img"

@@ -60,7 +60,7 @@ boot() {   # boot N TIMEOUT
 	local rc=0
 	sb_run_qemu "$d/disk.img" "$d/vars.fd" "$d/serial$1.log" "$2" -device virtio-rng-pci || rc=$?
 	echo "  boot $1: qemu exit status $rc"
-	[ $rc -ne 124 ] || [ "$case" = unsigned ] || [ "$case" = fallback-unsigned ] || { echo "  QEMU timed out"; ok=1; }   # those two end in the firmware's menu
+	[ $rc -ne 124 ] || [ "$case" = unsigned ] || [ "$case" = fallback-unsigned ] || fail "QEMU timed out"   # those two end in the firmware's menu
 }
 ok=0
 L=$d/serial1.log
@@ -82,12 +82,12 @@ signed)
 	expect "$L" "EFIRESUME-TEST: efivars readable: [1-9]" "efivarfs works in the guest" || ok=1
 	expect "$L" "EFIRESUME-TEST: efiresume variables visible: \[\]" "EfiresumeHibernationKeyV2 is not visible to the OS" || ok=1
 	a=$(sb_var_attrs "$d/vars.fd" EfiresumeHibernationKeyV2)
-	if [ "$a" = "attrs=0x3 size=32" ]; then echo "  ok: in the VARS file: $a"; else echo "  WRONG: EfiresumeHibernationKeyV2 in the VARS file: $a"; ok=1; fi
+	if [ "$a" = "attrs=0x3 size=32" ]; then pass "in the VARS file: $a"; else fail "EfiresumeHibernationKeyV2 in the VARS file: $a"; fi
 	k1=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKeyV2)
 	boot 2 180
 	expect "$d/serial2.log" "efiresume: Secure Boot: a new hibernation key for this boot .* the previous one verifies this boot's image only" "boot 2: a fresh key; the previous one read" || ok=1
 	k2=$(sb_var_hex "$d/vars.fd" EfiresumeHibernationKeyV2)
-	[ "$k1" != "$k2" ] && [ ${#k2} = 64 ] && echo "  ok: the stored key changed from boot 1 to boot 2 (one key per boot)" || { echo "  WRONG: the key did not change ($k1 -> $k2)"; ok=1; }
+	[ "$k1" != "$k2" ] && [ ${#k2} = 64 ] && pass "the stored key changed from boot 1 to boot 2 (one key per boot)" || fail "the key did not change ($k1 -> $k2)"
 	expect "$d/serial2.log" "EFIRESUME-TEST: marker=$marker\$" "boot 2 started the kernel" || ok=1
 	;;
 fallback-unsigned)
@@ -108,12 +108,12 @@ baseline|baseline-control|baseline-6.12|baseline-6.12-control)
 		expect "$L" "EFIRESUME-TEST: power-disk=\[\[disabled\]\]" "/sys/power/disk: [disabled]" || ok=1
 		expect "$L" "EFIRESUME-TEST: hibernate: refused \(Operation not permitted\)" "hibernation refused (EPERM)" || ok=1
 		expect_not "$L" "PM: hibernation: (Creating image|Wrote)" "no image made" || ok=1
-		[ "$(swap_sig "$d/disk.img")" != S1SUSPEND ] && echo "  ok: no image on the swap partition" || { echo "  WRONG: an image was written"; ok=1; }
+		[ "$(swap_sig "$d/disk.img")" != S1SUSPEND ] && pass "no image on the swap partition" || fail "an image was written"
 	else
 		expect "$L" "EFIRESUME-TEST: secureboot=0 lockdown=.*\[none\]" "Secure Boot off, no lockdown" || ok=1
 		expect_not "$L" "EFIRESUME-TEST: power-disk=\[\[disabled\]\]" "/sys/power/disk offers modes" || ok=1
 		expect "$L" "PM: hibernation: Wrote [0-9]+ kbytes" "the same kernel hibernates" || ok=1
-		[ "$(swap_sig "$d/disk.img")" = S1SUSPEND ] && echo "  ok: image on the swap partition (S1SUSPEND)" || { echo "  WRONG: no image written"; ok=1; }
+		[ "$(swap_sig "$d/disk.img")" = S1SUSPEND ] && pass "image on the swap partition (S1SUSPEND)" || fail "no image written"
 	fi
 	exit $ok
 	;;
@@ -126,5 +126,5 @@ untagged)
 	;;
 esac
 after=$(swap_sig "$d/disk.img")
-if [ "$before" = "$after" ]; then echo "  ok: swap signature untouched ($after)"; else echo "  CHANGED: swap signature $before -> $after"; ok=1; fi
+if [ "$before" = "$after" ]; then pass "swap signature untouched ($after)"; else fail "changed: swap signature $before -> $after"; fi
 exit $ok

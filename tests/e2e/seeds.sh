@@ -38,18 +38,18 @@ boot() {
 	local n=$1 want=$2 tmo=$3 rc=0
 	run_qemu "$arch" "$d/disk.img" "$d/vars.fd" "$d/boot$n.log" "$tmo" || rc=$?
 	if [ "$rc" -eq "$want" ]; then
-		echo "  ok: boot $n: QEMU exit status $rc"
+		pass "boot $n: QEMU exit status $rc"
 	elif [ "$rc" -eq 124 ]; then
-		echo "  FAILED: boot $n: QEMU timed out after $tmo s"; ok=1
+		fail "boot $n: QEMU timed out after $tmo s"
 	else
-		echo "  FAILED: boot $n: QEMU exit status $rc, want $want"; ok=1
+		fail "boot $n: QEMU exit status $rc, want $want"
 	fi
 }
 
 sig_is() {
 	local want=$1 what=$2 sig
 	sig=$(swap_sig "$d/disk.img")
-	if [ "$sig" = "$want" ]; then echo "  ok: $what: swap signature $sig"; else echo "  FAILED: $what: swap signature '$sig', want $want"; ok=1; fi
+	if [ "$sig" = "$want" ]; then pass "$what: swap signature $sig"; else fail "$what: swap signature '$sig', want $want"; fi
 }
 
 case $case in
@@ -66,9 +66,9 @@ toolarge)
 	expect_not "$d/boot1.log" 'SEEDS-TEST: (image written|error)' "no image, no error" || ok=1
 	swap_page0 "$d/disk.img" "$d/page0.after"
 	if cmp -s "$d/page0.before" "$d/page0.after"; then
-		echo "  ok: swap page 0 unchanged"
+		pass "swap page 0 unchanged"
 	else
-		echo "  CHANGED: swap page 0"; ok=1
+		fail "changed: swap page 0"
 	fi
 	sig_is SWAPSPACE2 "after the refusal"
 	;;
@@ -84,9 +84,9 @@ cycle)
 	if [ -x "$check" ] && [ -n "$counts" ] && [ -n "$bufinfo" ]; then
 		# shellcheck disable=SC2086
 		if "$check" "$arch" "$d/disk.img" "$(swap_offset)" "$(swap_size "$d/disk.img")" $bufinfo $counts > "$d/check.log" 2>&1; then
-			echo "  ok: seeds-check: efiresume's reader accepts the image; buffer, page tables and entry as written"
+			pass "seeds-check: efiresume's reader accepts the image; buffer, page tables and entry as written"
 		else
-			echo "  FAILED: seeds-check:"; sed 's/^/  | /' "$d/check.log"; ok=1
+			fail "seeds-check:"; sed 's/^/  | /' "$d/check.log"
 		fi
 	else
 		echo "  (seeds-check not run: $check missing or the writer's report incomplete)"
@@ -161,7 +161,7 @@ corrupt-*)
 	expect_not "$d/boot2.log" 'handing off|SEEDS-TEST: resumed' "no hand-off" || ok=1
 	expect "$d/boot2.log" '^SEEDS-TEST: probe$' "the fallback started" || ok=1
 	swap_page0 "$d/disk.img" "$d/page0.after"
-	if cmp -s "$d/page0.before" "$d/page0.after"; then echo "  ok: swap page 0 unchanged"; else echo "  CHANGED: swap page 0"; ok=1; fi
+	if cmp -s "$d/page0.before" "$d/page0.after"; then pass "swap page 0 unchanged"; else fail "changed: swap page 0"; fi
 	;;
 *)
 	die "unknown case $case (cycle | toolarge | corrupt-KIND)"

@@ -156,13 +156,13 @@ written() {
 	l=$(line $k "cycle $i written ")
 	m=${l##*md5=}
 	if [ -z "$l" ]; then
-		echo "  MISSING: cycle $i's file not written (run $k)"; return 1
+		echo "  WRONG: missing: cycle $i's file not written (run $k)"; return 1
 	elif [ "$m" != "${want_md5[$i]}" ]; then
 		echo "  WRONG: cycle $i's file has md5 $m, expected ${want_md5[$i]}"; return 1
 	fi
 	got_md5[$i]=$m
-	[ -n "$(line $k "cycle $i hibernating\$")" ] || { echo "  MISSING: cycle $i hibernating"; return 1; }
-	grep -aq 'reboot: Power down' "$d/boot$k.log.txt" || { echo "  MISSING: power off after the image was written"; return 1; }
+	[ -n "$(line $k "cycle $i hibernating\$")" ] || { echo "  WRONG: missing: cycle $i hibernating"; return 1; }
+	grep -aq 'reboot: Power down' "$d/boot$k.log.txt" || { echo "  WRONG: missing: power off after the image was written"; return 1; }
 	local sig
 	sig=$(swap_sig "$disk")
 	[ "$sig" = S1SUSPEND ] || { echo "  WRONG swap signature '$sig' after cycle $i hibernated"; return 1; }
@@ -181,9 +181,9 @@ run 0
 sane 0 || fail=1
 if [ $fail = 0 ]; then
 	grep -aEq "efiresume: swap PARTUUID=$SWAP_PARTUUID: (no image|no swap signature)" "$d/boot0.log.txt" ||
-		{ echo "  MISSING: efiresume saw no image in run 0"; fail=1; }
+		{ echo "  WRONG: missing: efiresume saw no image in run 0"; fail=1; }
 	token=$(line 0 'soak token=' | sed 's/.*token=//')
-	[[ $token =~ ^[0-9a-f]{32}$ ]] || { echo "  MISSING: token in run 0"; fail=1; }
+	[[ $token =~ ^[0-9a-f]{32}$ ]] || { echo "  WRONG: missing: token in run 0"; fail=1; }
 	written 0 1 || fail=1
 	echo "run 0: booted in $(at 0 'EFIRESUME-TEST: soak booted') s, cycle 1 hibernating at $(at 0 'EFIRESUME-TEST: cycle 1 hibernating') s, QEMU ran $(at 0 'reboot: Power down') s"
 fi
@@ -199,21 +199,21 @@ for ((k = 1; k <= cycles && fail == 0; k++)); do
 		echo "  a fresh boot: efiresume did not resume cycle $k's image"; fail=1
 	fi
 	grep -aq 'resetting the swap signature to SWAPSPACE2 and handing off' "$log" ||
-		{ echo "  MISSING: efiresume's hand-off"; fail=1; }
+		{ echo "  WRONG: missing: efiresume's hand-off"; fail=1; }
 	total=$(sed -nE '/efiresume: timing: prepare/{s/.*efiresume: timing: prepare [0-9]+ ms, total ([0-9]+) ms.*/\1/p;q}' "$log")
 	phases=$(sed -nE '/efiresume: timing: verify/{s/.*efiresume: timing: (verify .*)$/\1/p;q}' "$log")
 	size=$(sed -nE '/efiresume: found a hibernated/{s/.*efiresume: found a hibernated .*: ([0-9]+ MiB).*/\1/p;q}' "$log")
-	[ -n "$total" ] || { echo "  MISSING: efiresume timing line"; fail=1; }
-	[ -n "$(line $k "cycle $k resumed\$")" ] || { echo "  MISSING: cycle $k resumed"; fail=1; }
-	[ -n "$(line $k "cycle $k ram ok token=$token count=$k\$")" ] || { echo "  MISSING: RAM state of cycle $k (token $token, count $k)"; fail=1; }
-	[ -n "$(line $k "cycle $k verified $k files\$")" ] || { echo "  MISSING: $k files verified by the guest"; fail=1; }
+	[ -n "$total" ] || { echo "  WRONG: missing: efiresume timing line"; fail=1; }
+	[ -n "$(line $k "cycle $k resumed\$")" ] || { echo "  WRONG: missing: cycle $k resumed"; fail=1; }
+	[ -n "$(line $k "cycle $k ram ok token=$token count=$k\$")" ] || { echo "  WRONG: missing: RAM state of cycle $k (token $token, count $k)"; fail=1; }
+	[ -n "$(line $k "cycle $k verified $k files\$")" ] || { echo "  WRONG: missing: $k files verified by the guest"; fail=1; }
 	tk=$(line $k "cycle $k ticks ")
 	set -- $tk
 	if [ $# -eq 7 ] && [ "$7" -gt "$5" ]; then :; else echo "  STOPPED ticker: '$tk'"; fail=1; fi
 	if [ $k -lt $cycles ]; then
 		written $k $((k + 1)) || fail=1
 	else
-		[ -n "$(line $k "soak-done cycles=$cycles\$")" ] || { echo "  MISSING: soak-done"; fail=1; }
+		[ -n "$(line $k "soak-done cycles=$cycles\$")" ] || { echo "  WRONG: missing: soak-done"; fail=1; }
 		sig=$(swap_sig "$disk")
 		[ "$sig" = SWAPSPACE2 ] || { echo "  WRONG swap signature '$sig' at the end"; fail=1; }
 	fi

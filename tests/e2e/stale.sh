@@ -50,6 +50,6 @@ expect_not "$d/boot3.log" 'handing off|EFIRESUME-TEST: resumed' "no hand-off" ||
 expect "$d/boot3.log" 'image discarded: swap signature restored' "D: discarded" || ok=1
 expect "$d/boot3.log" 'EfiresumeSeen deleted' "the record is gone with the image" || ok=1
 sig=$(swap_sig "$d/disk.img")
-[ "$sig" = SWAPSPACE2 ] && echo "  ok: signature now $sig" || { echo "  WRONG signature $sig"; ok=1; }
-e2fsck -fn "$d/data.img" > "$d/fsck.log" 2>&1 && echo "  ok: the ext4 disk is clean" || { echo "  fsck: $(tail -3 "$d/fsck.log")"; ok=1; }
+[ "$sig" = SWAPSPACE2 ] && pass "signature now $sig" || fail "signature $sig"
+e2fsck -fn "$d/data.img" > "$d/fsck.log" 2>&1 && pass "the ext4 disk is clean" || { echo "  fsck: $(tail -3 "$d/fsck.log")"; ok=1; }
 exit $ok

@@ -20,13 +20,13 @@ ok=0 rc=0
 echo "boot 2, the disk and its copy:"
 QEMU_DRIVE="-drive file=$d/disk.img,format=raw,if=virtio,cache=unsafe -drive file=$d/twin.img,format=raw,if=virtio,cache=unsafe" \
 	run_qemu $arch "$d/disk.img" "$d/vars.fd" "$d/boot2.log" 180 || rc=$?
-[ $rc -eq 0 ] || { echo "  qemu status $rc"; ok=1; }
+[ $rc -eq 0 ] || fail "qemu status $rc"
 expect "$d/boot2.log" 'efiresume: warning: PARTUUID=[0-9a-f-]+ and PARTUUID=[0-9a-f-]+ hold the same image of one swap area' "twins found and refused" || ok=1
 expect_not "$d/boot2.log" 'handing off|EFIRESUME-TEST: resumed' "no hand-off" || ok=1
 expect "$d/boot2.log" '^EFIRESUME-TEST: probe' "the normal boot program started" || ok=1
 for f in disk twin; do
 	swap_page0 "$d/$f.img" "$d/page0.$f"
-	cmp -s "$d/page0.before" "$d/page0.$f" && echo "  ok: $f: swap page 0 unchanged" || { echo "  CHANGED: $f: swap page 0"; ok=1; }
+	cmp -s "$d/page0.before" "$d/page0.$f" && pass "$f: swap page 0 unchanged" || fail "changed: $f: swap page 0"
 done
 echo "boot 3, the copy detached:"
 esp_put "$d/disk.img" "$fx/efiresume.conf" ::/EFI/BOOT/efiresume.conf

@@ -93,7 +93,7 @@ no_echo() {
 	for p in "$pass" "$wrong1" "$wrong2" "$wrong3"; do
 		if grep -aqF -- "$p" "$1"; then echo "  ECHOED: a passphrase is in $1"; return 1; fi
 	done
-	echo "  ok: no passphrase on the console"
+	pass "no passphrase on the console"
 }
 
 # the resumed guest's checks (tests/e2e/init/resumed.sh)
@@ -105,9 +105,9 @@ resumed_checks() {
 	expect "$log" "^EFIRESUME-TEST: md5-after=$md5\$" "same md5 of the tmpfs file" || ok=1
 	if c=$(grep -aE '^EFIRESUME-TEST: counter [0-9]+ -> [0-9]+' "$log.txt"); then
 		set -- $c
-		if [ "$5" -gt "$3" ]; then echo "  ok: counter still counting ($3 -> $5)"; else echo "  STOPPED counter: $c"; ok=1; fi
+		if [ "$5" -gt "$3" ]; then pass "counter still counting ($3 -> $5)"; else fail "stopped counter: $c"; fi
 	else
-		echo "  MISSING: counter line"; ok=1
+		fail "missing: counter line"
 	fi
 	expect "$log" '^EFIRESUME-TEST: swap-device=/dev/mapper/vg0-swap_1$' "guest checks the LV" || ok=1
 	expect "$log" '^EFIRESUME-TEST: swap-signature=SWAPSPACE2$' "signature on the LV (read through the mapping) is SWAPSPACE2" || ok=1
@@ -123,7 +123,7 @@ resumed_checks() {
 host_sig() {
 	local sig
 	sig=$(vol_swap_sig "$fx" "$d/disk.img")
-	if [ "$sig" = "$1" ]; then echo "  ok: host: LV vg0/swap_1's signature is $sig"; else echo "  WRONG: host: LV signature '$(printf %s "$sig" | tr -c '[:print:]' '.')' (want $1)"; ok=1; fi
+	if [ "$sig" = "$1" ]; then pass "host: LV vg0/swap_1's signature is $sig"; else fail "host: LV signature '$(printf %s "$sig" | tr -c '[:print:]' '.')' (want $1)"; fi
 }
 
 # partition 2's bytes [0, N) (PV label + metadata, or the LUKS2 header), or all of it
@@ -133,7 +133,7 @@ part_md5() {
 	rm -f "$d/part"
 }
 same() {
-	if [ "$1" = "$2" ]; then echo "  ok: $3 unchanged"; else echo "  CHANGED: $3 ($1 -> $2)"; ok=1; fi
+	if [ "$1" = "$2" ]; then pass "$3 unchanged"; else fail "changed: $3 ($1 -> $2)"; fi
 }
 
 echo "boot 1 (from the fixture):"
@@ -205,7 +205,7 @@ lvm-many)
 	log=$d/boot2.log
 	expect "$log" 'efiresume: 8 mapped device\(s\)' "8 LVs mapped (vg0/swap_1 and 7 of vg1..vg20)" || ok=1
 	n=$(grep -ac 'more than 8 volume groups: ignored' "$log.txt")
-	if [ "$n" = 13 ]; then echo "  ok: 13 VGs ignored, one line each"; else echo "  WRONG: $n lines 'more than 8 volume groups: ignored' (want 13)"; ok=1; fi
+	if [ "$n" = 13 ]; then pass "13 VGs ignored, one line each"; else fail "$n lines 'more than 8 volume groups: ignored' (want 13)"; fi
 	expect_not "$log" 'not mapped|LVM label:' "no LV refused" || ok=1
 	expect "$log" "$find_lv" "swap on LV vg0/swap_1 found with an image" || ok=1
 	resumed_checks "$log"
@@ -272,7 +272,7 @@ luks-3wrong)
 	log=$d/boot2.log
 	expect "$log" "$prompt_re" "prompt (try 1 of 3)" || ok=1
 	n=$(grep -ac "efiresume: luks-$uuid: wrong passphrase" "$log.txt" || true)
-	[ "$n" = 2 ] || [ "$n" = 3 ] && echo "  ok: $n 'wrong passphrase' lines" || { echo "  WRONG: $n 'wrong passphrase' lines"; ok=1; }
+	[ "$n" = 2 ] || [ "$n" = 3 ] && pass "$n 'wrong passphrase' lines" || fail "$n 'wrong passphrase' lines"
 	expect "$log" "efiresume: luks-$uuid: 3 wrong passphrases; booting normally \\(the initramfs will ask\\)" "3 wrong: booting normally" || ok=1
 	expect_not "$log" 'unlocked|handing off|swap signature (reset|restored)' "not unlocked, nothing committed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot program started" || ok=1
@@ -344,7 +344,7 @@ luks-twins)
 	expect "$log" "efiresume: luks-$uuid on .*: the same container as on " "the second member seen as the same container" || ok=1
 	expect "$log" "efiresume: luks-$uuid: unlocked" "unlocked" || ok=1
 	n=$(grep -ac "passphrase for luks-$uuid" "$log.txt")
-	if [ "$n" = 1 ]; then echo "  ok: asked once for both members"; else echo "  WRONG: asked $n times"; ok=1; fi
+	if [ "$n" = 1 ]; then pass "asked once for both members"; else fail "asked $n times"; fi
 	expect_not "$log" 'resetting the swap signature' "nothing committed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: probe: normal boot' "normal boot" || ok=1
 	same "$p2" "$(part_md5)" "member 1 (partition 2, all of it)"
@@ -395,7 +395,7 @@ luks-2cpu)
 	lanes=$(cryptsetup luksDump "$d/part" | awk '/^Keyslots:/ { k = 1 } k && /Threads:/ { print $2; exit }')
 	vol_put_part "$d/disk.img" "$d/part"
 	rm -f "$d/part" "$d/old.key" "$d/new.key"
-	[ "$lanes" = 2 ] && echo "  ok: keyslot 1 has 2 argon2 lanes" || { echo "  WRONG: keyslot 1 has '$lanes' lanes (cryptsetup caps them at the host's CPUs)"; ok=1; }
+	[ "$lanes" = 2 ] && pass "keyslot 1 has 2 argon2 lanes" || fail "keyslot 1 has '$lanes' lanes (cryptsetup caps them at the host's CPUs)"
 	echo "boot 2 (2 vCPUs, dry run):"
 	SMP=2 boot "$d/boot2.log" 300 "$wrong2" || ok=1
 	log=$d/boot2.log

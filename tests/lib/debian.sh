@@ -161,6 +161,8 @@ _deb_disk() {
 
 # _deb_provision DIR: vars.fd with the "Debian" entry (boot 1: -kernel, the guest runs
 # efibootmgr), then checks that the firmware starts it by itself (boot 2)
+# (its text is part of the disk's cache key, _deb_key_disk: it keeps its echo "  ok: ..." lines, the
+# same output as pass, so that a change of style does not rebuild the Debian disk)
 _deb_provision() {
 	local d=$1 v=$2 entry order cur
 	new_vars x64 "$d/vars.fd"
@@ -271,27 +273,33 @@ _deb_fixture_locked() {
 	say "debian fixture: done ($d)"
 }
 
-# _deb_qemu DISK VARS LOG FWDIR [qemu args]: one boot; every file in FWDIR becomes the
-# fw_cfg file opt/efiresume/NAME (script: lib.sh + FWDIR/script). Sets DEB_RC, DEB_SECS.
-_deb_qemu() {
-	local disk=$1 vars=$2 log=$3 fw=$4 t0 t1 f fwargs=()
-	shift 4
+# deb_fwcfg FWDIR: qemu.sh options (array DEB_FWCFG) that make every file in FWDIR the fw_cfg
+# file opt/efiresume/NAME (script: lib.sh + FWDIR/script, as FWDIR/.script)
+deb_fwcfg() {
+	local fw=$1 f
 	cat "$DEB_GUEST/lib.sh" "$fw/script" > "$fw/.script"
-	fwargs+=(-fw_cfg "name=opt/efiresume/script,file=$fw/.script")
+	DEB_FWCFG=(fwcfg="script=$fw/.script")
 	for f in "$fw"/*; do
 		case ${f##*/} in script|lib.sh) continue ;; esac
-		fwargs+=(-fw_cfg "name=opt/efiresume/${f##*/},file=$f")
+		DEB_FWCFG+=(fwcfg="${f##*/}=$f")
 	done
-	: > "$log"
+}
+
+# deb_qemu_opts: the qemu.sh options of every Debian guest boot (no isa-debug-exit: systemd
+# powers off)
+deb_qemu_opts() { DEB_QEMU_OPTS=(cpu="$DEB_QEMU_CPU" mem="$DEB_MEM"); }
+
+# _deb_qemu DISK VARS LOG FWDIR [qemu args]: one boot (serial log LOG, the guest's files from
+# FWDIR: deb_fwcfg). Sets DEB_RC, DEB_SECS.
+_deb_qemu() {
+	local disk=$1 vars=$2 log=$3 fw=$4 t0 t1
+	shift 4
+	deb_fwcfg "$fw"
+	deb_qemu_opts
 	t0=$(date +%s.%N)
 	DEB_RC=0
-	timeout --foreground -k 5 "${DEB_BOOT_TIMEOUT:-$DEB_TIMEOUT}" qemu-system-x86_64 -machine q35 -accel tcg \
-		-cpu "$DEB_QEMU_CPU" -m "$DEB_MEM" -smp 1 \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
-		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		-drive file="$disk",format=raw,if=virtio,cache=unsafe \
-		-nic none -serial file:"$log" -display none -monitor none -no-reboot \
-		"${fwargs[@]}" "$@" </dev/null || DEB_RC=$?
+	qemu_run "$log" "${DEB_BOOT_TIMEOUT:-$DEB_TIMEOUT}" "${DEB_QEMU_OPTS[@]}" vars="$vars" disk="$disk" \
+		"${DEB_FWCFG[@]}" -- "$@" || DEB_RC=$?
 	t1=$(date +%s.%N)
 	DEB_SECS=$(fmt_secs "$t0" "$t1")
 	clean_log "$log" > "$log.txt"
@@ -342,27 +350,28 @@ deb_esp() {
 }
 
 # Checks shared by the Debian tests (tests/e2e/debian.sh, debian-firmware.sh): each prints
-# "ok:" or "WRONG:" and sets the caller's ok=1 on a failure; $d is the caller's run directory.
+# "ok:" or "WRONG:" (pass, fail: tests/lib/check.sh, which set ok=1 on a failure); $d is the
+# caller's run directory.
 # val_is NAME KEY WANT WHAT: the guest printed KEY=WANT in boot NAME
 val_is() {
 	local name=$1 key=$2 want=$3 what=$4 got
 	got=$(deb_val "$d" "$name" "$key")
 	if [ -n "$want" ] && [ "$got" = "$want" ]; then
-		echo "  ok: $what ($key=$got)"
+		pass "$what ($key=$got)"
 	else
-		echo "  WRONG: $what ($key='$got', expected '$want')"; ok=1
+		fail "$what ($key='$got', expected '$want')"
 	fi
 }
 # qemu_ok: the last boot powered off (DEB_RC 0)
 qemu_ok() {
-	[ "$DEB_RC" = 0 ] && echo "  ok: QEMU powered off (status 0)" ||
-		{ echo "  WRONG: QEMU status $DEB_RC (124: timeout)"; ok=1; }
+	[ "$DEB_RC" = 0 ] && pass "QEMU powered off (status 0)" ||
+		fail "QEMU status $DEB_RC (124: timeout)"
 }
 # sig_is SIG WHAT: the swap signature on the run's disk (at byte $DEB_SIG_AT when set)
 sig_is() {
 	local s
 	s=$(deb_swap_sig "$d" ${DEB_SIG_AT:-})
-	[ "$s" = "$1" ] && echo "  ok: swap signature $s ($2)" || { echo "  WRONG: swap signature '$s', expected $1 ($2)"; ok=1; }
+	[ "$s" = "$1" ] && pass "swap signature $s ($2)" || fail "swap signature '$s', expected $1 ($2)"
 }
 # boot 1's checks of a hibernation that wrote an image and powered off
 check_hibernated() {
@@ -391,9 +400,9 @@ check_resumed() {
 	local c0 c1 c2
 	c0=$(deb_val "$d" "$n1" counter-before) c1=$(deb_val "$d" "$n2" counter-after) c2=$(deb_val "$d" "$n2" counter-later)
 	if [[ $c0 =~ ^[0-9]+$ ]] && [[ $c1 =~ ^[0-9]+$ ]] && [[ $c2 =~ ^[0-9]+$ ]] && [ "$c0" -gt 0 ] && [ "$c1" -ge "$c0" ] && [ "$c2" -gt "$c1" ]; then
-		echo "  ok: the counter goes on ($c0 before, $c1 -> $c2 after)"
+		pass "the counter goes on ($c0 before, $c1 -> $c2 after)"
 	else
-		echo "  WRONG: counter $c0 before, $c1 -> $c2 after"; ok=1
+		fail "counter $c0 before, $c1 -> $c2 after"
 	fi
 	val_is "$n2" swap-reusable yes "swapoff + swapon"
 	val_is "$n2" efivars-read yes "EFI variables readable"

@@ -270,41 +270,17 @@ D13V_SWAP_UUID=2c9d7e43-8b3a-4f6e-a1d5-3e7f9b0c2d14
 D13V_ROOT_UUID=2c9d7e44-8b3a-4f6e-a1d5-3e7f9b0c2d14
 
 # _d13v_qemu VARS LOG FWDIR TYPIST [qemu args: the drives, -kernel ...]: one boot with the
-# serial console on a pipe pair (LOG.ser.in/.out); TYPIST as for d13v_boot. Every file in
-# FWDIR becomes fw_cfg opt/efiresume/NAME (script: lib.sh + FWDIR/script). Sets DEB_RC, DEB_SECS.
+# serial console on a pipe pair (LOG.ser.in/.out, qemu.sh's qemu_run_typed); TYPIST as for
+# d13v_boot. The guest's files from FWDIR (deb_fwcfg). Sets DEB_RC, DEB_SECS.
 _d13v_qemu() {
-	local vars=$1 log=$2 fw=$3 typist=$4 t0 t1 f fwargs=() catpid tpid=
+	local vars=$1 log=$2 fw=$3 typist=$4 t0 t1
 	shift 4
-	cat "$DEB_GUEST/lib.sh" "$fw/script" > "$fw/.script"
-	fwargs+=(-fw_cfg "name=opt/efiresume/script,file=$fw/.script")
-	for f in "$fw"/*; do
-		case ${f##*/} in script|lib.sh) continue ;; esac
-		fwargs+=(-fw_cfg "name=opt/efiresume/${f##*/},file=$f")
-	done
-	rm -f "$log.ser.in" "$log.ser.out"
-	mkfifo "$log.ser.in" "$log.ser.out"
-	: > "$log"
-	cat "$log.ser.out" > "$log" &
-	catpid=$!
-	exec 7<>"$log.ser.in"
-	if [ -n "$typist" ]; then
-		$typist "$log" >&7 &
-		tpid=$!
-	fi
+	deb_fwcfg "$fw"
 	t0=$(date +%s.%N)
 	DEB_RC=0
-	timeout --foreground -k 5 "${DEB_BOOT_TIMEOUT:-$DEB_TIMEOUT}" qemu-system-x86_64 -machine q35 -accel tcg \
-		-cpu "$D13V_QEMU_CPU" -m "$DEB_MEM" -smp 1 \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code x64)" \
-		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		-nic none -chardev pipe,id=ser0,path="$log.ser" -serial chardev:ser0 \
-		-display none -monitor none -no-reboot \
-		"${fwargs[@]}" "$@" </dev/null || DEB_RC=$?
+	qemu_run_typed "$log" "${DEB_BOOT_TIMEOUT:-$DEB_TIMEOUT}" "$typist" cpu="$D13V_QEMU_CPU" mem="$DEB_MEM" \
+		vars="$vars" "${DEB_FWCFG[@]}" -- "$@" || DEB_RC=$?
 	t1=$(date +%s.%N)
-	wait $catpid || true
-	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
-	exec 7>&-
-	rm -f "$log.ser.in" "$log.ser.out"
 	DEB_SECS=$(fmt_secs "$t0" "$t1")
 	clean_log "$log" > "$log.txt"
 }
@@ -351,7 +327,7 @@ d13v_type() {
 }
 
 _d13v_key_disk() {
-	{ _d13v_key_rootfs; declare -f _d13v_disk _d13v_install_script _d13v_install _d13v_qemu
+	{ _d13v_key_rootfs; declare -f _d13v_disk _d13v_install_script _d13v_install _d13v_qemu deb_fwcfg qemu_argv
 	  cat "$DEB_GUEST/lib.sh"
 	  echo "$1 $D13V_CMDLINE $DEB_ESP_MB $D13V_SWAP_MB $DEB_MEM $D13V_QEMU_CPU $DEB_DISK_GUID"
 	  echo "$DEB_ESP_PARTUUID $D13V_PV_PARTUUID $D13V_VG $D13V_CRYPT $D13V_PASS $D13V_LUKS_UUID"

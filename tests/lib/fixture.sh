@@ -228,7 +228,7 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 	MEM=$mem SMP=$smp run_qemu "$arch" "$dir/disk.img" "$dir/vars.fd" "$log" "$FIXTURE_TIMEOUT" $qargs || rc=$?
 	t1=$(date +%s.%N)
 	echo "  boot 1: qemu exit status $rc after $(fmt_secs "$t0" "$t1") s"
-	[ $rc -eq 0 ] || { echo "  QEMU did not power off cleanly (status $rc; 124 = timeout)"; ok=1; }
+	[ $rc -eq 0 ] || fail "QEMU did not power off cleanly (status $rc; 124 = timeout)"
 	expect "$log" '^EFIRESUME-TEST: token=[0-9a-f]{32}$' "token printed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: md5=[0-9a-f]{32}$' "md5 printed" || ok=1
 	expect "$log" '^EFIRESUME-TEST: hibernating$' "hibernating" || ok=1
@@ -245,13 +245,13 @@ options initrd=\\initrd.gz console=ttyS0 panic=-1 loglevel=7 ${args[*]}"
 		if [ "$vol" = luks ]; then
 			expect "$log" '^EFIRESUME-TEST: luks=[0-9a-f-]{36} ' "guest made a LUKS2 container" || ok=1
 		fi
-		vol_facts "$vol" "$dir/disk.img" > "$dir/facts" || { echo "  no LVM/LUKS facts from the host tools"; ok=1; }
+		vol_facts "$vol" "$dir/disk.img" > "$dir/facts" || fail "no LVM/LUKS facts from the host tools"
 		sed 's/^luks_key=.*/luks_key=(volume key)/; s/^/  /' "$dir/facts"
 		sig=$(vol_swap_sig "$dir" "$dir/disk.img")
 	else
 		sig=$(SWAP_PAGE=$swap_page swap_sig "$dir/disk.img")
 	fi
-	if [ "$sig" = S1SUSPEND ]; then echo "  ok: swap signature $sig"; else echo "  WRONG swap signature '$sig'"; ok=1; fi
+	if [ "$sig" = S1SUSPEND ]; then pass "swap signature $sig"; else fail "swap signature '$sig'"; fi
 	[ $ok -eq 0 ] || { echo "  fixture $name FAILED; see $dir" >&2; return 1; }
 
 	[ -z "$vol" ] || mv "$dir/facts" "$dir/facts.vol"

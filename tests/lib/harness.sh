@@ -9,8 +9,10 @@
 #   new_vars ARCH OUT              fresh copy of the OVMF variable store
 #   run_qemu ARCH DISK VARS LOG TIMEOUT [qemu args...]   one boot, headless, TCG
 #   serial_boot ARCH DISK VARS LOG TIMEOUT TYPIST [qemu args...]   the same, typing into the console
-#   expect LOG REGEX [what]        the (ANSI-stripped) serial log matches REGEX
+#   (qemu.sh: the command line; check.sh: pass, fail, check, expect)
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/qemu.sh"      # the QEMU command line
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh"     # pass, fail, check*, expect
 
 ESP_MB=96
 ESP_START=2048                         # sectors
@@ -173,13 +175,6 @@ set_swap_sig() {
 	{ printf '%s' "$2"; head -c $((10 - ${#2})) /dev/zero; } | dd of="$1" bs=1 seek=$(($(swap_hdr_offset) + 4086)) conv=notrunc status=none
 }
 
-ovmf_code() {
-	case $1 in
-	x64) echo /usr/share/OVMF/OVMF_CODE_4M.fd ;;
-	ia32) echo /usr/share/OVMF/OVMF32_CODE_4M.secboot.fd ;;
-	esac
-}
-
 new_vars() {
 	case $1 in
 	x64) cp /usr/share/OVMF/OVMF_VARS_4M.fd "$2" ;;
@@ -194,115 +189,30 @@ efi_boot_name() {
 	esac
 }
 
-# run_qemu ARCH DISK VARS LOG TIMEOUT [extra qemu args]: returns QEMU's status
-# (124 on timeout). MEM and SMP come from the environment (default 512, 1);
-# QEMU_SERIAL replaces "-serial file:LOG" (e.g. a chardev the test also types into).
-# QEMU_DRIVE replaces the disk's -drive (e.g. through blkdebug, to inject I/O errors).
+# run_qemu ARCH DISK VARS LOG TIMEOUT [extra qemu args]: one boot of a test guest (qemu.sh's
+# qemu_run with DISK, isa-debug-exit and LOG as the serial log): returns QEMU's status (124 on
+# timeout). MEM and SMP come from the environment (default 512, 1); QEMU_SERIAL replaces
+# "-serial file:LOG", QEMU_DRIVE the disk's -drive (qemu.sh).
 run_qemu() {
-	local arch=$1 disk=$2 vars=$3 log=$4 tmo=$5 qemu machine
+	local arch=$1 disk=$2 vars=$3 log=$4 tmo=$5
 	shift 5
-	case $arch in
-	x64) qemu=qemu-system-x86_64; machine=(-machine q35) ;;
-	ia32) qemu=qemu-system-i386
-	      machine=(-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on) ;;
-	esac
-	# QEMU 7.2's TCG can corrupt RFLAGS after cmpxchg16b (6.12 kernels crash early):
-	# x64 guests run without CX16 unless a -cpu is given (QEMU_CPU_X64 overrides)
-	if [ "$arch" = x64 ] && [[ " $* " != *" -cpu "* ]]; then
-		set -- -cpu "${QEMU_CPU_X64:-qemu64,-cx16}" "$@"
-	fi
-	: > "$log"
-	# QEMU_ACCEL: e.g. tcg,thread=single to compare with MTTCG (the default for x86)
-	qemu_stop_at_run "$log" timeout --foreground -k 5 "$tmo" $qemu "${machine[@]}" -accel "${QEMU_ACCEL:-tcg}" -m "${MEM:-512}" -smp "${SMP:-1}" \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$(ovmf_code "$arch")" \
-		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		${QEMU_DRIVE:--drive file="$disk",format=raw,if=virtio,cache=unsafe} \
-		-nic none ${QEMU_SERIAL:--serial file:$log} -display none -monitor none -no-reboot \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@"
+	qemu_run "$log" "$tmo" arch="$arch" vars="$vars" disk="$disk" mem="${MEM:-512}" smp="${SMP:-1}" \
+		debug_exit=1 -- "$@"
 }
 
-# qemu_stop_at_run LOG timeout ... qemu ...: runs the command (stdin /dev/null) and returns its
-# status. With QEMU_STOP_AT=ERE the run ends 3 s after LOG first matches ERE (SIGTERM to QEMU,
-# the child of timeout: status 0 or 143, never 124), for a case whose proof is a refusal after
-# which the firmware only waits in its menu until the timeout.
-qemu_stop_at_run() {
-	local log=$1 rc=0 tpid wpid i
-	shift
-	# without QEMU_STOP_AT: in the foreground, as always
-	[ -n "${QEMU_STOP_AT:-}" ] || { "$@" </dev/null; return; }
-	"$@" </dev/null &
-	tpid=$!
-	(
-		for ((i = 0; i < 1200; i++)); do
-			sleep 1
-			if grep -aqE -- "$QEMU_STOP_AT" "$log" 2>/dev/null; then
-				sleep 3
-				echo "  (stopped 3 s after /$QEMU_STOP_AT/)" >&2
-				pkill -TERM -P "$tpid" || true
-				exit 0
-			fi
-		done
-	) &
-	wpid=$!
-	wait "$tpid" || rc=$?
-	{ kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null; } || true
-	return $rc
-}
-
-# serial_boot ARCH DISK VARS LOG TIMEOUT TYPIST [extra qemu args]: run_qemu with the
-# serial console on a pipe pair (LOG.ser.in/.out): what the guest prints is logged in LOG
-# as it comes, and TYPIST (a command, "" for none) runs in the background as `TYPIST LOG`
-# with its standard output typed into the console; it is stopped when QEMU has exited.
-# Returns QEMU's status. QEMU_DRIVE, MEM and SMP as for run_qemu.
+# serial_boot ARCH DISK VARS LOG TIMEOUT TYPIST [extra qemu args]: run_qemu with the serial
+# console on a pipe pair, TYPIST typing into it (qemu.sh's qemu_run_typed). Returns QEMU's
+# status. QEMU_DRIVE, MEM and SMP as for run_qemu.
 serial_boot() {
-	local arch=$1 disk=$2 vars=$3 log=$4 tmo=$5 typist=$6 rc=0 catpid tpid=
+	local arch=$1 disk=$2 vars=$3 log=$4 tmo=$5 typist=$6
 	shift 6
-	rm -f "$log.ser.in" "$log.ser.out"
-	mkfifo "$log.ser.in" "$log.ser.out"
-	: > "$log"
-	cat "$log.ser.out" > "$log" &
-	catpid=$!
-	exec 7<>"$log.ser.in"
-	if [ -n "$typist" ]; then
-		$typist "$log" >&7 &
-		tpid=$!
-	fi
-	QEMU_SERIAL="-chardev pipe,id=ser0,path=$log.ser -serial chardev:ser0" \
-		run_qemu "$arch" "$disk" "$vars" "$log" "$tmo" "$@" || rc=$?
-	wait $catpid || true
-	[ -z "$tpid" ] || kill "$tpid" 2>/dev/null || true
-	exec 7>&-
-	rm -f "$log.ser.in" "$log.ser.out"
-	return $rc
+	qemu_run_typed "$log" "$tmo" "$typist" arch="$arch" vars="$vars" disk="$disk" \
+		mem="${MEM:-512}" smp="${SMP:-1}" debug_exit=1 -- "$@"
 }
 
 # the serial log without ANSI escapes and carriage returns
 clean_log() {
 	sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[()][A-Z0-9]//g' -e 's/\r//g' "$1"
-}
-
-expect() {
-	local log=$1 re=$2 what=${3:-$2}
-	clean_log "$log" > "$log.txt"
-	if grep -aEq -- "$re" "$log.txt"; then
-		echo "  ok: $what"
-	else
-		echo "  MISSING: $what (/$re/ in $log)"
-		echo "  --- last lines of $log:"
-		tail -25 "$log.txt" | sed 's/^/  | /'
-		return 1
-	fi
-}
-
-expect_not() {
-	local log=$1 re=$2 what=${3:-not $2}
-	clean_log "$log" > "$log.txt"
-	if grep -aEq -- "$re" "$log.txt"; then
-		echo "  UNEXPECTED: $what"
-		grep -aE -- "$re" "$log.txt" | head -5 | sed 's/^/  | /'
-		return 1
-	fi
-	echo "  ok: $what"
 }
 
 # A scratch directory for one test under the cache; kept after the run for inspection.

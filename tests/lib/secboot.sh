@@ -7,9 +7,8 @@
 #   sb_sign KEY IN OUT         sign a PE image with the snakeoil certificate (a signature
 #                              already there, e.g. Debian's on a kernel, is removed first)
 #   sb_new_vars OUT            fresh copy of the snakeoil variable store
-#   sb_run_qemu DISK VARS LOG TIMEOUT [qemu args]   x64 only; returns QEMU's status
-#                              (QEMU_DRIVE replaces the disk's -drive, QEMU_SERIAL the
-#                              "-serial file:LOG", as for run_qemu)
+#   sb_run_qemu DISK VARS LOG TIMEOUT [qemu args]   x64 only; run_qemu with fw=secboot and
+#                              SB_CPU (qemu.sh; QEMU_DRIVE, QEMU_SERIAL, MEM, SMP as for run_qemu)
 #   sb_var_attrs VARS NAME     "attrs=0x.. size=N" of the live variable NAME in the store, or "absent"
 #   sb_var_hex VARS NAME       its data in hex, or "absent"
 #   sb_new_vars_ia32 OUT       the same for 32-bit OVMF (OVMF32_CODE_4M.secboot.fd, run by run_qemu
@@ -19,7 +18,6 @@
 #                              (python3-virt-firmware, bookworm-backports); made once, kept in
 #                              $CACHE/secboot/ under a hash of its inputs
 SB_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
-SB_CODE=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
 SB_VARS=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
 
 sb_key() {
@@ -47,16 +45,8 @@ SB_CPU="qemu64,-cx16,+aes,+ssse3,+sse4.1,+sse4.2,+pclmulqdq"
 sb_run_qemu() {
 	local disk=$1 vars=$2 log=$3 tmo=$4
 	shift 4
-	: > "$log"
-	[[ " $* " == *" -cpu "* ]] || set -- -cpu "${QEMU_CPU_X64:-$SB_CPU}" "$@"
-	qemu_stop_at_run "$log" timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35,smm=on \
-		-global driver=cfi.pflash01,property=secure,value=on -accel tcg \
-		-m "${MEM:-512}" -smp "${SMP:-1}" \
-		-drive if=pflash,format=raw,unit=0,readonly=on,file="$SB_CODE" \
-		-drive if=pflash,format=raw,unit=1,file="$vars" \
-		${QEMU_DRIVE:--drive file="$disk",format=raw,if=virtio,cache=unsafe} \
-		-nic none ${QEMU_SERIAL:--serial file:$log} -display none -monitor none -no-reboot \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@"
+	qemu_run "$log" "$tmo" fw=secboot vars="$vars" disk="$disk" cpu="${QEMU_CPU_X64:-$SB_CPU}" \
+		mem="${MEM:-512}" smp="${SMP:-1}" debug_exit=1 -- "$@"
 }
 
 # the plain (Secure Boot off) variable store, for a boot under the same firmware code
