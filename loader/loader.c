@@ -3,6 +3,7 @@
 #include "loader/loader.h"
 #include "loader/volumes.h"
 #include "loader/hibkey.h"
+#include "loader/ondisk.h"
 
 #define CONF_MAX_SIZE (64 * 1024)
 

@@ -48,14 +48,7 @@ EFI_STATUS er_run_fallback(const struct er_config *cfg);
 struct er_hibkey;
 EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, struct er_hibkey *hk);
 
-/* loader/resume.c: one line saying what would be resumed (kernel release, device, size),
- * from the image's header page (x86 kernels record no release there: it comes from the
- * location variable when one names the image). FALSE when the header cannot be read. */
-BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n);
-
-/* loader/resume.c: the image's identity: its swap area's UUID and a CRC32 over page 0's
- * swsusp_header and the image's header page (different for every hibernation). */
-EFI_STATUS er_image_identity(const struct er_swapdev *sd, UINT8 uuid[16], UINT32 *id);
+/* loader/ondisk.h: the image as it lies in its swap area (identity, description, discard) */
 
 /* loader/stale.c: on first sight of an image records the filesystems it can read
  * (EfiresumeSeen); on a later boot compares: *stale when one was mounted or written
@@ -75,9 +68,6 @@ void er_location_done(const struct er_swapdev *sd);
  * does not happen. FALSE: nothing done. */
 BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size);
 void er_hibloc_put_back(char *saved, UINTN size);
-
-/* loader/resume.c: put orig_sig back without resuming (the user chose to discard). */
-EFI_STATUS er_discard(const struct er_swapdev *sd);
 
 /* loader/loader.c */
 EFI_STATUS er_loader_main(void);

@@ -6,6 +6,7 @@
  * system used the disk) would be corrupted by the resume. Nothing is written to disk. */
 #include "loader/loader.h"
 #include "loader/seen.h"
+#include "loader/ondisk.h"
 #include "loader/location.h"
 #include "image/fmt.h"
 
