@@ -114,11 +114,13 @@ static void try_swap_file(struct er_blockdev *d, UINT64 at, const CHAR16 *why, U
 }
 
 /* HibernateLocation names a swap file: the partition whose filesystem has that UUID
- * (only the configured one, when `resume` names one). */
+ * (only the configured one, when `resume` names one; only when its swap area is the one
+ * `resume UUID=` names, when the configuration names a swap area that way). */
 static void find_location_file(const struct er_config *cfg, const struct er_location *hl, struct er_blockdev *devs,
 			     UINTN ndevs, struct er_swapdev *image)
 {
 	UINTN pages = (ER_FS_UUID_BYTES + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE, matched = 0;
+	BOOLEAN excluded = FALSE;
 	UINT8 *buf;
 	if (EFI_ERROR(er_alloc_pages(pages, (void **)&buf)))
 		return;
@@ -144,6 +146,15 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 		}
 		log_info(L"%a: %a filesystem named by %s\n", d->id, fs, loc_name);
 		try_swap_file(d, hl->offset, loc_name, buf, image);
+		/* `resume UUID=` without resume-offset names a swap area: the configuration wins
+		 * (buf holds the swap file's header page: its swap area's UUID) */
+		if (image->dev && cfg->have_resume_uuid && !cfg->resume_offset) {
+			er_swap_uuid(buf, u);
+			if (er_memcmp(u, cfg->resume_uuid, 16) != 0) {
+				excluded = TRUE;
+				image->dev = NULL;
+			}
+		}
 		if (image->dev) {
 			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
 			image->named = TRUE;
@@ -153,6 +164,12 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 	if (matched == 0)
 		log_info(L"no filesystem the firmware can read has the UUID %s names%a; not taking another image\n",
 			 loc_name, cfg->have_resume || cfg->have_resume_lv ? " on the configured resume device" : "");
+	else if (matched > 1)   /* the image may well be there: the variable is not stale */
+		log_warn(L"the location %s names is ambiguous (more than one filesystem with its UUID): refused, not "
+			 L"taking another image\n", loc_name);
+	else if (excluded)
+		log_warn(L"the swap file %s names holds an image the resume configuration excludes (resume UUID= names "
+			 L"another swap area); not taking another (an older) image\n", loc_name);
 	else if (!image->dev) {
 		log_info(L"no image in the swap file %s names\n", loc_name);
 		image->stale_location = TRUE;
@@ -231,7 +248,8 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 			 L"(an older) image\n", loc_name);
 		break;
 	case ER_SEL_HINT_STALE:
-		log_info(L"the swap area %s names holds no image (a stale variable)\n", loc_name);
+		log_info(L"the swap area %s names holds no image (a stale variable); not taking another (an older) "
+			 L"image\n", loc_name);
 		break;
 	default:
 		break;
