@@ -24,7 +24,7 @@ struct pnr_ctx {
 	const UINT8 *page0;       /* page 0 as it was opened (S1SUSPEND) */
 	UINT8 *page;              /* scratch page */
 	struct er_memmap *m;
-	BOOLEAN quiet;            /* ExitBootServices was called: no output any more */
+	bool quiet;            /* ExitBootServices was called: no output any more */
 };
 
 static int pnr_get_map(void *ctx, bool may_grow)
@@ -40,7 +40,7 @@ static int pnr_exit_bs(void *ctx)
 {
 	struct pnr_ctx *c = ctx;
 	EFI_STATUS err = er_exit_boot_services_once(c->m);
-	c->quiet = TRUE;
+	c->quiet = true;
 	if (err == EFI_INVALID_PARAMETER)
 		return ER_PNR_STALE_KEY;
 	return EFI_ERROR(err) ? -1 : 0;
@@ -81,7 +81,7 @@ static void pnr_note(void *ctx, const char *what, int status)
 
 enum er_pnr_result er_commit_image(const struct er_swapdev *sd, const UINT8 *page0, UINT8 *page, struct er_memmap *m)
 {
-	struct pnr_ctx pc = { sd, page0, page, m, FALSE };
+	struct pnr_ctx pc = { sd, page0, page, m, false };
 	struct er_pnr_ops ops = { &pc, pnr_get_map, pnr_exit_bs, pnr_commit, pnr_uncommit, pnr_reset, pnr_note };
 	return er_point_of_no_return(&ops);
 }

@@ -13,9 +13,9 @@ struct er_swapdev {
 	struct er_blockdev *dev;
 	enum er_swap_kind kind;
 	UINT64 header_page;     /* the swap header: page 0, or a swap file's resume_offset */
-	BOOLEAN our_location;   /* EfiresumeLocation is set: deleted once it has served */
-	BOOLEAN stale_location; /* the location variable names a place without an image */
-	BOOLEAN named;          /* the location variable names this image */
+	bool our_location;   /* EfiresumeLocation is set: deleted once it has served */
+	bool stale_location; /* the location variable names a place without an image */
+	bool named;          /* the location variable names this image */
 	struct er_location place; /* when named: what that variable says (uuid, offset) */
 	char kernel[65];        /* kernelVersion from the location variable naming it, or "" */
 };
@@ -26,8 +26,8 @@ struct er_swapdev {
 /* Where the last hibernation went: EfiresumeLocation (efiresume's sleep hook) or
  * HibernateLocation (systemd 254+), read once per boot (loader/find.c). */
 struct er_hint {
-	BOOLEAN have;            /* a location variable was read and understood: loc */
-	BOOLEAN ours;            /* EfiresumeLocation is set (deleted once it has served) */
+	bool have;            /* a location variable was read and understood: loc */
+	bool ours;            /* EfiresumeLocation is set (deleted once it has served) */
 	const CHAR16 *name;      /* the variable loc came from */
 	struct er_location loc;
 };
@@ -55,7 +55,7 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, s
  * since, with why ("ext4 <uuid> was mounted since the hibernation ...: resuming would
  * corrupt it"). er_stale_forget deletes the record (the image is gone). */
 EFI_STATUS er_stale_check(struct er_blockdev *devs, UINTN ndevs, const struct er_swapdev *sd, char *why, UINTN cap,
-			  BOOLEAN *stale);
+			  bool *stale);
 void er_stale_forget(void);
 #define ER_SEEN_VAR L"EfiresumeSeen"
 
@@ -65,8 +65,8 @@ void er_location_done(const struct er_swapdev *sd);
  * did and HibernateLocation names the same place (er_location_same_place: both written at
  * one hibernation): deleted now (as systemd-hibernate-resume deletes it before the kernel
  * resumes), the bytes kept in *saved to be put back by er_hibloc_put_back if the commit
- * does not happen. FALSE: nothing done. */
-BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size);
+ * does not happen. false: nothing done. */
+bool er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size);
 void er_hibloc_put_back(char *saved, UINTN size);
 
 /* loader/loader.c */

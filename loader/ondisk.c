@@ -49,25 +49,25 @@ EFI_STATUS er_discard(const struct er_swapdev *sd)
 	return err;
 }
 
-BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n)
+bool er_describe(const struct er_swapdev *sd, char *out, UINTN n)
 {
 	const struct er_blockdev *dev = sd->dev;
 	struct er_dev_source sc;
 	struct er_source src;
 	struct er_error e = { 0 };
 	UINT8 *page = NULL;
-	BOOLEAN ok = FALSE;
+	bool ok = false;
 
 	er_dev_source_init(sd, &sc, &src);
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
-		return FALSE;
+		return false;
 	if (sd->kind == ER_SWAP_IMAGE_2004) {
 		struct er_swsusp2004_image img;
 		struct er_swsusp2004_expect exp = { ER_LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
 		if (er_swsusp2004_open(&img, &src, page, &exp, &e) == ER_OK) {
 			er_snprintf(out, n, "a hibernated %s %s (2004 format) on %s: %llu MiB", img.sysname, img.release,
 				    dev->id, (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20));
-			ok = TRUE;
+			ok = true;
 		}
 	} else {
 		struct er_image img;
@@ -77,14 +77,14 @@ BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n)
 			/* its header page is encrypted: described once it is authenticated */
 			er_snprintf(out, n, "an encrypted hibernation image (Secure Boot) on %s: %llu stream pages", dev->id,
 				    (unsigned long long)blk.enc_pages);
-			ok = TRUE;
+			ok = true;
 		} else if (er_image_open(&img, &src, page, &e) == ER_OK) {
 			/* x86 kernels keep their restore record where the header's uts would be */
 			const char *rel = sd->kernel[0] ? sd->kernel : img.release[0] ? img.release : "(release not recorded)";
 			er_snprintf(out, n, "a hibernated Linux %s (%s) on %s: %llu MiB in %llu pages", rel, er_arch_name(img.arch),
 				    dev->id, (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20),
 				    (unsigned long long)img.image_pages);
-			ok = TRUE;
+			ok = true;
 		}
 	}
 	if (!ok)

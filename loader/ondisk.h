@@ -24,8 +24,8 @@ void er_dev_source_init(const struct er_swapdev *sd, struct er_dev_source *sc, s
 
 /* One line saying what would be resumed (kernel release, device, size), from the image's
  * header page (x86 kernels record no release there: it comes from the location variable
- * when one names the image). FALSE when the header cannot be read. */
-BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n);
+ * when one names the image). false when the header cannot be read. */
+bool er_describe(const struct er_swapdev *sd, char *out, UINTN n);
 
 /* The image's identity: its swap area's UUID and a CRC32 over page 0's swsusp_header
  * and the image's header page (different for every hibernation). */

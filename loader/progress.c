@@ -6,7 +6,7 @@
 #define PROGRESS_EVERY_US 250000
 
 /* One line, updated in place: percent, MiB/s, seconds left. The log keeps 25% lines. */
-static void progress_show(struct er_progress *pr, BOOLEAN final)
+static void progress_show(struct er_progress *pr, bool final)
 {
 	UINT64 now = er_time_us(), el = now - pr->t0;
 	if (!final && now - pr->last_shown < PROGRESS_EVERY_US)
@@ -18,7 +18,7 @@ static void progress_show(struct er_progress *pr, BOOLEAN final)
 	UINT64 left_s = pr->done ? (pr->total - ER_MIN(pr->done, pr->total)) * el / pr->done / 1000000 : 0;
 	er_console_line(L"loading %3ld%%  %4ld MiB/s  %ld s left (Esc: stop, boot normally) %s",
 			ER_MIN(pr->done, pr->total) * 100 / (pr->total ? pr->total : 1), mib_s, left_s, final ? L"\n" : L"");
-	pr->shown = TRUE;
+	pr->shown = true;
 }
 
 /* Called as pages arrive: the line, and Esc. Non-zero stops the stream (nothing was
@@ -32,9 +32,9 @@ static int progress_step(struct er_progress *pr, struct er_error *err)
 	}
 	if (er_time_us() - pr->last_shown < PROGRESS_EVERY_US)
 		return 0;
-	progress_show(pr, FALSE);
+	progress_show(pr, false);
 	if (er_poll_key() == 27) {
-		pr->aborted = TRUE;
+		pr->aborted = true;
 		er_snprintf(err->detail, sizeof(err->detail), "stopped by the user (Esc)");
 		return -1;
 	}
@@ -108,5 +108,5 @@ struct er_swsusp2004_sink er_progress_sink2004(struct er_progress *pr)
 void er_progress_close(struct er_progress *pr)
 {
 	if (pr->shown)
-		progress_show(pr, TRUE);
+		progress_show(pr, true);
 }

@@ -14,7 +14,7 @@ struct er_progress {
 	struct er_sink inner;
 	UINT64 done, total, next_report, place_us;
 	UINT64 t0, last_shown;
-	BOOLEAN shown, aborted;   /* aborted: Esc stopped the stream (nothing was committed) */
+	bool shown, aborted;   /* aborted: Esc stopped the stream (nothing was committed) */
 };
 
 /* total: the pages the stream will deliver */

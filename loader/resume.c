@@ -105,7 +105,7 @@ struct loaded {
 	UINT64 *pfns;          /* the PFN list the plan refers to: kept until the hand-off */
 	UINT64 pfn_pages;
 	struct er_handoff h;
-	BOOLEAN platform_mode;
+	bool platform_mode;
 	char orig_sig[11];
 	const UINT8 *page0;         /* the swap header page, read once: what is parsed and authenticated */
 	UINT64 nr_pfns;             /* entries of pfns */
@@ -158,7 +158,7 @@ static EFI_STATUS check_machine(const struct er_blockdev *dev, const struct er_i
 	return EFI_SUCCESS;
 }
 
-/* 3 + 4. plan and load: stream, decompress (on the other CPUs too), check the CRC,
+/* Plan and load: stream, decompress (on the other CPUs too), check the CRC,
  * place the pages. On success the image sits in the plan's frames. */
 static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *img, struct er_source *src,
 				struct er_dev_source *sc, struct loaded *l, UINT64 t_start, UINT64 t_verify)
@@ -178,7 +178,7 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 	}
 	/* with more CPUs, they decompress (and checksum) chunks while this one reads */
 	struct er_dec_cpus dp;
-	BOOLEAN par = img->comp != ER_COMP_NONE && er_dec_cpus_start(&dp);
+	bool par = img->comp != ER_COMP_NONE && er_dec_cpus_start(&dp);
 	if (par)
 		log_info(L"%a: decompressing on %ld more CPU(s)\n", dev->id, (UINT64)dp.nhelpers);
 	/* an encrypted image: the tags of the pages in the read buffer, so that the pages of a
@@ -201,7 +201,7 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 				er_snprintf(e.detail, sizeof(e.detail), "a helper CPU did not confirm that it stopped (%s)",
 					    er_reason_name(r));
 			r = ER_R_CPUS;
-			pr.aborted = FALSE;
+			pr.aborted = false;
 		}
 	}
 	err = stream_end(&pr, dev, r, e.detail);
@@ -244,7 +244,7 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	enum er_reason r;
 	EFI_STATUS err;
 
-	/* 2. read and verify what can be verified before loading */
+	/* read and verify what can be verified before loading */
 	r = er_image_open_at(&img, src, l->page0, page, er_auth_run_crypt(l->auth), &e);
 	if (r)
 		return refuse(dev, r, e.detail);
@@ -326,7 +326,7 @@ static EFI_STATUS load_swsusp2004(const struct er_blockdev *dev, struct er_sourc
 	l->h.jump_address_phys = img.entry_phys;
 	l->h.image_cr3 = img.cr3;
 	l->h.firmware_unaware = TRUE;
-	l->platform_mode = FALSE;
+	l->platform_mode = false;
 	er_memcpy(l->orig_sig, img.orig_sig, sizeof(l->orig_sig));
 	err = EFI_SUCCESS;
 out:
@@ -339,8 +339,8 @@ out:
 	return err;
 }
 
-/* 7 (prepared now, while allocation is still possible): the restore routine, its
- * tables and the hand-off record. Refused: the plan is undone. */
+/* The hand-off, prepared now, while allocation is still possible: the restore routine,
+ * its tables and the hand-off record. Refused: the plan is undone. */
 static EFI_STATUS prepare_handoff(const struct er_blockdev *dev, struct loaded *l, UINT64 t_start)
 {
 	UINT64 t_loaded = er_time_us(), t_prep;
@@ -365,8 +365,8 @@ static EFI_STATUS prepare_handoff(const struct er_blockdev *dev, struct loaded *
 	return EFI_SUCCESS;
 }
 
-/* 6 + 5: the firmware facts the jump needs, the variables that have served, the point
- * of no return (loader/commit.c) and the jump. Returns only when it did not resume. */
+/* The firmware facts the jump needs, the variables that have served, the point of no
+ * return (loader/commit.c) and the jump. Returns only when it did not resume. */
 static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l, const UINT8 *page0, UINT8 *page,
 				  UINT64 t_start)
 {
@@ -375,8 +375,8 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 	struct er_memmap m = { 0 };
 	EFI_STATUS err;
 
-	/* 6 (facts read now: after ExitBootServices, and on ia32 after SetVirtualAddressMap,
-	 * the firmware's tables and pointers are not to be used) */
+	/* the ACPI facts, read now: after ExitBootServices, and on ia32 after SetVirtualAddressMap,
+	 * the firmware's tables and pointers are not to be used */
 	struct er_acpi_mode acpi;
 	er_acpi_mode_facts(&acpi);
 	if (!l->platform_mode && acpi.valid && !acpi.sci_en)
@@ -395,7 +395,7 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 	if (!EFI_ERROR(er_get_variable(ER_SEEN_VAR, &er_vendor_guid, 4096, (void **)&seen, &seen_size)))
 		er_stale_forget();
 
-	/* 5. commit: the point of no return (loader/commit.c) */
+	/* the commit: the point of no return (loader/commit.c, loader/commit_fw.c) */
 	log_info(L"%a: resetting the swap signature to %a and handing off to the image kernel (%ld ms since start)\n",
 		 dev->id, l->orig_sig, (er_time_us() - t_start) / 1000);
 	enum er_pnr_result pr = er_commit_image(sd, page0, page, &m);
@@ -439,7 +439,7 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
  * step (decompression here; the argon2 lanes of the unlock, loader/volumes.c) may
  * still be running, whatever it was given. Its memory is kept for good by whoever
  * lent it; this load's own memory was not lent to it, so it may be given back. */
-static BOOLEAN helpers_all_confirmed(void)
+static bool helpers_all_confirmed(void)
 {
 	return !er_dec_cpus_unconfirmed() && !er_volumes_helpers_unconfirmed();
 }
