@@ -147,10 +147,11 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 		log_info(L"%a: %a filesystem named by %s\n", d->id, fs, loc_name);
 		try_swap_file(d, hl->offset, loc_name, buf, image);
 		/* `resume UUID=` without resume-offset names a swap area: the configuration wins
-		 * (buf holds the swap file's header page: its swap area's UUID) */
+		 * (buf holds the swap file's header page: its swap area's UUID); one naming the
+		 * filesystem that holds the file (Debian's RESUME=UUID=) names this place too */
 		if (image->dev && cfg->have_resume_uuid && !cfg->resume_offset) {
 			er_swap_uuid(buf, u);
-			if (er_memcmp(u, cfg->resume_uuid, 16) != 0) {
+			if (er_memcmp(u, cfg->resume_uuid, 16) != 0 && er_memcmp(hl->uuid, cfg->resume_uuid, 16) != 0) {
 				excluded = true;
 				image->dev = NULL;
 			}

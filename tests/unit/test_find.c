@@ -325,6 +325,10 @@ static void test_hint_file_resume_uuid_names_it(void **state)
 	struct er_swapdev image = find();
 	assert_ptr_equal(image.dev, fs);
 	assert_int_equal(image.header_page, FILE_AT);
+	/* the filesystem holding it (Debian's RESUME=UUID= without the offset) names it too */
+	memset(cfg.resume_uuid, 0xf1, 16);
+	image = find();
+	assert_ptr_equal(image.dev, fs);
 }
 
 /* two filesystems with the hinted UUID (RAID1 members, a cloned disk): refused, logged as
