@@ -3,8 +3,8 @@
  *
  * Pure and streaming: it reads through a block source (pages of the swap device),
  * never needs the whole image in memory, bounds-checks every field it reads and
- * reports a stable reason when it refuses an image. Layout:
- * ../shared/reference/linux-hibernation-format.md and kernel/power/{swap,snapshot}.c.
+ * reports a stable reason when it refuses an image. Layout: the kernel's
+ * kernel/power/{swap,snapshot}.c.
  *
  * Use:
  *   er_image_open()      page 0 + first map page + header page: what the image is

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Linux hibernation image: page 0 of the swap device (struct swsusp_header).
- * Layout: ../shared/reference/linux-hibernation-format.md section 1. */
+ * Layout: struct swsusp_header in the kernel's kernel/power/swap.c. */
 #ifndef EFIRESUME_IMAGE_SWSUSP_H
 #define EFIRESUME_IMAGE_SWSUSP_H
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The point of no return, in one place: final memory map, the signature write,
  * ExitBootServices, in the spirit of the Linux EFI stub's efi_exit_boot_services().
- * Pure logic (host-tested in tests/unit/test_commit.c); efi/exit.c supplies the
- * firmware operations and loader/resume.c the signature write.
+ * Pure logic (host-tested in tests/unit/test_commit.c); loader/commit_fw.c supplies the
+ * operations (the firmware's through efi/, and the signature write on the swap device).
  *
  * The rules it keeps:
  *  - nothing is written to disk until a memory map with room to spare is in hand;

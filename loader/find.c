@@ -16,16 +16,16 @@
 /* systemd's vendor GUID, under which it stores HibernateLocation */
 static const EFI_GUID systemd_guid = { 0x8cf2644b, 0x4b0b, 0x428f, { 0x93, 0x87, 0x6d, 0x87, 0x60, 0x50, 0xdc, 0x67 } };
 
-static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, enum er_location_enc enc,
-			     struct er_location *h, BOOLEAN *present)
+static bool read_location(const CHAR16 *name, const EFI_GUID *guid, enum er_location_enc enc,
+			  struct er_location *h, bool *present)
 {
 	char *data = NULL;
 	const char *why;
 	UINTN size = 0;
-	BOOLEAN ok = FALSE;
+	bool ok = false;
 	if (EFI_ERROR(er_get_variable(name, guid, ER_LOCATION_MAX, (void **)&data, &size)))
-		return FALSE;
-	*present = TRUE;
+		return false;
+	*present = true;
 	if (!er_location_read(data, size, enc, h, &why)) {
 		log_warn(L"%s is not the %a JSON its writer produces (%a); ignored\n", name,
 			 enc == ER_LOC_UTF16LE ? "UTF-16LE" : "UTF-8", why);
@@ -37,7 +37,7 @@ static BOOLEAN read_location(const CHAR16 *name, const EFI_GUID *guid, enum er_l
 				 h->kernel[0] ? h->kernel : "?");
 		else
 			log_info(L"%s: swap UUID %a, kernel %a\n", name, u, h->kernel[0] ? h->kernel : "?");
-		ok = TRUE;
+		ok = true;
 	}
 	er_free(data);
 	return ok;
@@ -50,11 +50,11 @@ static const CHAR16 *loc_name = L"HibernateLocation";
 
 void er_hint_read(struct er_hint *h)
 {
-	BOOLEAN theirs = FALSE;
+	bool theirs = false;
 	er_memset(h, 0, sizeof(*h));
 	h->name = loc_name = ER_LOCATION_VAR;
 	if (read_location(ER_LOCATION_VAR, &er_vendor_guid, ER_LOC_UTF8, &h->loc, &h->ours)) {
-		h->have = TRUE;
+		h->have = true;
 		return;
 	}
 	h->name = loc_name = L"HibernateLocation";
@@ -62,30 +62,30 @@ void er_hint_read(struct er_hint *h)
 }
 
 /* Is "LV <vg/lv>" among the devices (loader/lvdev.c names them so)? */
-static BOOLEAN lv_mapped(const struct er_blockdev *devs, UINTN ndevs, const char *lv)
+static bool lv_mapped(const struct er_blockdev *devs, UINTN ndevs, const char *lv)
 {
 	char want[sizeof(devs->id)];   /* named as lvdev.c names it, cut where it cuts */
 	er_snprintf(want, sizeof(want), "LV %s", lv);
 	UINTN n = er_strnlen(want, sizeof(want));
 	for (UINTN i = 0; i < ndevs; i++)
 		if (er_strnlen(devs[i].id, sizeof(devs[i].id)) == n && er_memcmp(devs[i].id, want, n) == 0)
-			return TRUE;
-	return FALSE;
+			return true;
+	return false;
 }
 
-static BOOLEAN configured(const struct er_config *cfg)
+static bool configured(const struct er_config *cfg)
 {
 	return cfg->have_resume || cfg->have_resume_lv || cfg->have_resume_uuid;
 }
 
 /* The device `resume PARTUUID=` or `resume LV=` names (UUID= names a swap area or a
  * filesystem, not a device: see is_resume_uuid). */
-static BOOLEAN is_resume_dev(const struct er_config *cfg, const struct er_blockdev *d)
+static bool is_resume_dev(const struct er_config *cfg, const struct er_blockdev *d)
 {
 	if (cfg->have_resume_lv)
 		return er_volume_is_lv(d, cfg->resume_lv);
 	if (!cfg->have_resume)
-		return FALSE;
+		return false;
 	if (cfg->resume_mbr_part)
 		return d->scheme == ER_PART_MBR && er_memcmp(d->partuuid, cfg->resume_partuuid, 4) == 0 &&
 		       d->part_number == cfg->resume_mbr_part;
@@ -114,11 +114,13 @@ static void try_swap_file(struct er_blockdev *d, UINT64 at, const CHAR16 *why, U
 }
 
 /* HibernateLocation names a swap file: the partition whose filesystem has that UUID
- * (only the configured one, when `resume` names one). */
+ * (only the configured one, when `resume` names one; only when its swap area is the one
+ * `resume UUID=` names, when the configuration names a swap area that way). */
 static void find_location_file(const struct er_config *cfg, const struct er_location *hl, struct er_blockdev *devs,
 			     UINTN ndevs, struct er_swapdev *image)
 {
 	UINTN pages = (ER_FS_UUID_BYTES + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE, matched = 0;
+	bool excluded = false;
 	UINT8 *buf;
 	if (EFI_ERROR(er_alloc_pages(pages, (void **)&buf)))
 		return;
@@ -144,18 +146,34 @@ static void find_location_file(const struct er_config *cfg, const struct er_loca
 		}
 		log_info(L"%a: %a filesystem named by %s\n", d->id, fs, loc_name);
 		try_swap_file(d, hl->offset, loc_name, buf, image);
+		/* `resume UUID=` without resume-offset names a swap area: the configuration wins
+		 * (buf holds the swap file's header page: its swap area's UUID); one naming the
+		 * filesystem that holds the file (Debian's RESUME=UUID=) names this place too */
+		if (image->dev && cfg->have_resume_uuid && !cfg->resume_offset) {
+			er_swap_uuid(buf, u);
+			if (er_memcmp(u, cfg->resume_uuid, 16) != 0 && er_memcmp(hl->uuid, cfg->resume_uuid, 16) != 0) {
+				excluded = true;
+				image->dev = NULL;
+			}
+		}
 		if (image->dev) {
 			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
-			image->named = TRUE;
+			image->named = true;
 			image->place = *hl;
 		}
 	}
 	if (matched == 0)
 		log_info(L"no filesystem the firmware can read has the UUID %s names%a; not taking another image\n",
 			 loc_name, cfg->have_resume || cfg->have_resume_lv ? " on the configured resume device" : "");
+	else if (matched > 1)   /* the image may well be there: the variable is not stale */
+		log_warn(L"the location %s names is ambiguous (more than one filesystem with its UUID): refused, not "
+			 L"taking another image\n", loc_name);
+	else if (excluded)
+		log_warn(L"the swap file %s names holds an image the resume configuration excludes (resume UUID= names "
+			 L"another swap area); not taking another (an older) image\n", loc_name);
 	else if (!image->dev) {
 		log_info(L"no image in the swap file %s names\n", loc_name);
-		image->stale_location = TRUE;
+		image->stale_location = true;
 	}
 	er_free_pages(buf, pages);
 }
@@ -201,7 +219,7 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 			c->eligible = kind != ER_SWAP_NONE && er_memcmp(c->uuid, cfg->resume_uuid, 16) == 0;
 		else
 			c->eligible = !configured(cfg) || is_resume_dev(cfg, d);
-		BOOLEAN named = hl && kind != ER_SWAP_NONE && er_memcmp(c->uuid, hl->uuid, 16) == 0;
+		bool named = hl && kind != ER_SWAP_NONE && er_memcmp(c->uuid, hl->uuid, 16) == 0;
 		log_info(L"swap %a: %a%s%s%s\n", d->id, er_swap_kind_name(kind), named ? L" (" : L"", named ? loc_name : L"",
 			 named ? L")" : L"", c->eligible ? L"" : L" (not the configured resume device)");
 		dev_of[n++] = i;
@@ -231,7 +249,8 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 			 L"(an older) image\n", loc_name);
 		break;
 	case ER_SEL_HINT_STALE:
-		log_info(L"the swap area %s names holds no image (a stale variable)\n", loc_name);
+		log_info(L"the swap area %s names holds no image (a stale variable); not taking another (an older) "
+			 L"image\n", loc_name);
 		break;
 	default:
 		break;
@@ -242,7 +261,7 @@ static EFI_STATUS find_partition(const struct er_config *cfg, const struct er_lo
 		image->kind = cand[sel.index].kind;
 		if (sel.why == ER_SEL_HINT) {
 			er_memcpy(image->kernel, hl->kernel, sizeof(image->kernel));
-			image->named = TRUE;
+			image->named = true;
 			image->place = *hl;
 		}
 	} else if (configured(cfg) && sel.why == ER_SEL_NONE) {
@@ -259,7 +278,7 @@ EFI_STATUS er_find_image(const struct er_config *cfg, const struct er_hint *hint
 {
 	UINT8 *page;
 	EFI_STATUS err;
-	BOOLEAN have_hl = hint->have;
+	bool have_hl = hint->have;
 
 	er_memset(image, 0, sizeof(*image));
 	image->kind = ER_SWAP_NONE;
@@ -282,7 +301,7 @@ EFI_STATUS er_find_image(const struct er_config *cfg, const struct er_hint *hint
 		goto out;
 	}
 	if (cfg->resume_offset) {
-		BOOLEAN named = cfg->have_resume || cfg->have_resume_lv;
+		bool named = cfg->have_resume || cfg->have_resume_lv;
 		if (!named)
 			log_warn(L"resume-offset without resume PARTUUID=, LV= or UUID=: ignored\n");
 		for (UINTN i = 0; named && i < ndevs; i++)
@@ -308,14 +327,14 @@ out:
 	return err;
 }
 
-BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size)
+bool er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size)
 {
 	*saved = NULL;
 	*size = 0;
 	if (!sd->named)
-		return FALSE;
+		return false;
 	if (EFI_ERROR(er_get_variable(L"HibernateLocation", &systemd_guid, ER_LOCATION_MAX, (void **)saved, size)))
-		return FALSE;
+		return false;
 	/* EfiresumeLocation named the image: systemd 254+ wrote HibernateLocation at the same
 	 * hibernation. Left behind, it would name this image's swap after the resume (no
 	 * systemd-hibernate-resume runs, and systemd-hibernate-clear only on a normal boot
@@ -329,16 +348,16 @@ BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size)
 			er_free(*saved);
 			*saved = NULL;
 			*size = 0;
-			return FALSE;
+			return false;
 		}
 	}
 	if (EFI_ERROR(er_set_variable(L"HibernateLocation", &systemd_guid, ER_VAR_NV_BS_RT, NULL, 0))) {
 		er_free(*saved);
 		*saved = NULL;
-		return FALSE;
+		return false;
 	}
 	log_info(L"HibernateLocation deleted (it named this image; systemd-hibernate-resume does the same)\n");
-	return TRUE;
+	return true;
 }
 
 void er_hibloc_put_back(char *saved, UINTN size)

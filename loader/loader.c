@@ -3,6 +3,7 @@
 #include "loader/loader.h"
 #include "loader/volumes.h"
 #include "loader/hibkey.h"
+#include "loader/ondisk.h"
 
 #define CONF_MAX_SIZE (64 * 1024)
 
@@ -89,7 +90,7 @@ EFI_STATUS er_loader_main(void)
 		er_location_done(&image);
 	if (!EFI_ERROR(err) && image.dev) {
 		char what[256], why[256];
-		BOOLEAN stale = FALSE;
+		bool stale = false;
 		er_describe(&image, what, sizeof(what));
 		log_info(L"found %a\n", what);
 		er_stale_check(devs, ndevs, &image, why, sizeof(why), &stale);

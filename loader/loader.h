@@ -13,9 +13,9 @@ struct er_swapdev {
 	struct er_blockdev *dev;
 	enum er_swap_kind kind;
 	UINT64 header_page;     /* the swap header: page 0, or a swap file's resume_offset */
-	BOOLEAN our_location;   /* EfiresumeLocation is set: deleted once it has served */
-	BOOLEAN stale_location; /* the location variable names a place without an image */
-	BOOLEAN named;          /* the location variable names this image */
+	bool our_location;   /* EfiresumeLocation is set: deleted once it has served */
+	bool stale_location; /* the location variable names a place without an image */
+	bool named;          /* the location variable names this image */
 	struct er_location place; /* when named: what that variable says (uuid, offset) */
 	char kernel[65];        /* kernelVersion from the location variable naming it, or "" */
 };
@@ -26,8 +26,8 @@ struct er_swapdev {
 /* Where the last hibernation went: EfiresumeLocation (efiresume's sleep hook) or
  * HibernateLocation (systemd 254+), read once per boot (loader/find.c). */
 struct er_hint {
-	BOOLEAN have;            /* a location variable was read and understood: loc */
-	BOOLEAN ours;            /* EfiresumeLocation is set (deleted once it has served) */
+	bool have;            /* a location variable was read and understood: loc */
+	bool ours;            /* EfiresumeLocation is set (deleted once it has served) */
 	const CHAR16 *name;      /* the variable loc came from */
 	struct er_location loc;
 };
@@ -50,21 +50,14 @@ struct er_volumes;
 EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, struct er_hibkey *hk,
 		     struct er_volumes *vols);
 
-/* loader/resume.c: one line saying what would be resumed (kernel release, device, size),
- * from the image's header page (x86 kernels record no release there: it comes from the
- * location variable when one names the image). FALSE when the header cannot be read. */
-BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n);
-
-/* loader/resume.c: the image's identity: its swap area's UUID and a CRC32 over page 0's
- * swsusp_header and the image's header page (different for every hibernation). */
-EFI_STATUS er_image_identity(const struct er_swapdev *sd, UINT8 uuid[16], UINT32 *id);
+/* loader/ondisk.h: the image as it lies in its swap area (identity, description, discard) */
 
 /* loader/stale.c: on first sight of an image records the filesystems it can read
  * (EfiresumeSeen); on a later boot compares: *stale when one was mounted or written
  * since, with why ("ext4 <uuid> was mounted since the hibernation ...: resuming would
  * corrupt it"). er_stale_forget deletes the record (the image is gone). */
 EFI_STATUS er_stale_check(struct er_blockdev *devs, UINTN ndevs, const struct er_swapdev *sd, char *why, UINTN cap,
-			  BOOLEAN *stale);
+			  bool *stale);
 void er_stale_forget(void);
 #define ER_SEEN_VAR L"EfiresumeSeen"
 
@@ -74,12 +67,9 @@ void er_location_done(const struct er_swapdev *sd);
  * did and HibernateLocation names the same place (er_location_same_place: both written at
  * one hibernation): deleted now (as systemd-hibernate-resume deletes it before the kernel
  * resumes), the bytes kept in *saved to be put back by er_hibloc_put_back if the commit
- * does not happen. FALSE: nothing done. */
-BOOLEAN er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size);
+ * does not happen. false: nothing done. */
+bool er_hibloc_take(const struct er_swapdev *sd, char **saved, UINTN *size);
 void er_hibloc_put_back(char *saved, UINTN size);
-
-/* loader/resume.c: put orig_sig back without resuming (the user chose to discard). */
-EFI_STATUS er_discard(const struct er_swapdev *sd);
 
 /* loader/loader.c */
 EFI_STATUS er_loader_main(void);

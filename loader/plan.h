@@ -10,7 +10,7 @@
  * the hand-off: a refused image is undone with er_plan_undo().
  *
  * Pure logic, built into the loader and for the host (tests/unit/test_plan.c): the
- * firmware's memory operations come in through struct er_plan_mem (efi/planmem.c in
+ * firmware's memory operations come in through struct er_plan_mem (loader/planmem.c in
  * the loader, a fake allocator in the tests). */
 #ifndef EFIRESUME_LOADER_PLAN_H
 #define EFIRESUME_LOADER_PLAN_H
@@ -51,7 +51,7 @@ struct er_plan_mem {
 
 /* One page the restore routine writes after ExitBootServices: copied from src, or
  * zero-filled when src == 0 (the layout of arch/handoff.h's struct er_restore_entry;
- * efi/planmem.c checks that they agree). */
+ * loader/planmem.c checks that they agree). */
 struct er_plan_entry {
 	uint64_t dst;
 	uint64_t src;
@@ -96,7 +96,7 @@ struct er_sink er_plan_sink(struct er_plan *p);
 
 /* Safe pages: `pages` consecutive frames none of which is an image PFN, held until
  * er_plan_undo.
- * Returns 0 or a status (see struct er_plan_mem). efi/planmem.c wraps it as the
+ * Returns 0 or a status (see struct er_plan_mem). loader/planmem.c wraps it as the
  * er_safe_alloc_fn of arch/handoff.h (er_plan_safe_alloc). */
 uintptr_t er_plan_safe_pages(struct er_plan *p, uint64_t pages, bool code, uint64_t *phys);
 

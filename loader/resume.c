@@ -2,6 +2,9 @@
 /* Resume: read and verify, plan and load, commit, hand off. Any refusal before the
  * commit leaves the disk untouched and returns, so that the caller boots normally. */
 #include "loader/loader.h"
+#include "loader/ondisk.h"
+#include "loader/progress.h"
+#include "loader/commit_fw.h"
 #include "loader/volumes.h"
 #include "loader/plan.h"
 #include "loader/planmem.h"
@@ -10,9 +13,7 @@
 #include "image/fmt.h"
 #include "image/swsusp2004.h"
 #include "loader/dec_cpus.h"
-#include "loader/commit.h"
 #include "loader/location.h"
-#include "image/crc32.h"
 #include "crypto/wipe.h"
 #include "loader/auth_run.h"   /* Secure Boot (secboot) */
 
@@ -20,28 +21,6 @@
 /* the read buffer as allocated: IO_PAGES, then (an encrypted image) the 16-byte tags of
  * the pages in it, which the helper CPUs read too: lent with it, kept with it */
 #define IO_ALLOC_PAGES (IO_PAGES + IO_PAGES * 16 / ER_PAGE_SIZE)
-
-#ifdef EFIRESUME_ARCH_X64
-#define LOADER_ARCH ER_ARCH_X86_64
-#else
-#define LOADER_ARCH ER_ARCH_I386
-#endif
-
-struct source_ctx {
-	const struct er_blockdev *dev;
-	UINT64 read_us, reads, bytes;
-};
-
-static int source_read(void *ctx, uint64_t page, uint64_t count, void *buf)
-{
-	struct source_ctx *s = ctx;
-	UINT64 t0 = er_time_us();
-	EFI_STATUS err = er_blockdev_read(s->dev, page * ER_PAGE_SIZE, buf, count * ER_PAGE_SIZE);
-	s->read_us += er_time_us() - t0;
-	s->reads++;
-	s->bytes += count * ER_PAGE_SIZE;
-	return EFI_ERROR(err) ? -1 : 0;
-}
 
 /* I/O buffers go back wiped when they held what an encrypted device decrypted (the
  * hibernated system's memory, its own disk keys among it) */
@@ -59,103 +38,10 @@ static EFI_STATUS refuse(const struct er_blockdev *dev, enum er_reason r, const 
 	return EFI_ABORTED;
 }
 
-/* Wraps the plan's sink: timing, the progress line, and Esc (abort before the point
- * of no return). */
-struct progress {
-	struct er_plan *plan;
-	struct er_sink inner;
-	UINT64 done, total, next_report, place_us;
-	UINT64 t0, last_shown;
-	BOOLEAN shown, aborted;
-};
-
-#define PROGRESS_EVERY_US 250000
-
-/* One line, updated in place: percent, MiB/s, seconds left. The log keeps 25% lines. */
-static void progress_show(struct progress *pr, BOOLEAN final)
+/* The stream ended: close the progress line; an Esc is not a refusal. */
+static EFI_STATUS stream_end(struct er_progress *pr, const struct er_blockdev *dev, enum er_reason r, const char *detail)
 {
-	UINT64 now = er_time_us(), el = now - pr->t0;
-	if (!final && now - pr->last_shown < PROGRESS_EVERY_US)
-		return;
-	pr->last_shown = now;
-	if (el == 0)
-		el = 1;
-	UINT64 mib_s = pr->done * ER_PAGE_SIZE / el * 1000000 / (1024 * 1024);
-	UINT64 left_s = pr->done ? (pr->total - ER_MIN(pr->done, pr->total)) * el / pr->done / 1000000 : 0;
-	er_console_line(L"loading %3ld%%  %4ld MiB/s  %ld s left (Esc: stop, boot normally) %s",
-			ER_MIN(pr->done, pr->total) * 100 / (pr->total ? pr->total : 1), mib_s, left_s, final ? L"\n" : L"");
-	pr->shown = TRUE;
-}
-
-/* Called as pages arrive: the line, and Esc. Non-zero stops the stream (nothing was
- * committed yet, so the image is kept). */
-static int progress_step(struct progress *pr, struct er_error *err)
-{
-	if (pr->done >= pr->next_report) {
-		pr->next_report += pr->total / 4;
-		if (!pr->shown)
-			log_info(L"loading: %ld%%\n", pr->done * 100 / pr->total);
-	}
-	if (er_time_us() - pr->last_shown < PROGRESS_EVERY_US)
-		return 0;
-	progress_show(pr, FALSE);
-	if (er_poll_key() == 27) {
-		pr->aborted = TRUE;
-		er_snprintf(err->detail, sizeof(err->detail), "stopped by the user (Esc)");
-		return -1;
-	}
-	return 0;
-}
-
-static int progress_plan(void *ctx, const struct er_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
-{
-	struct progress *pr = ctx;
-	int r = pr->inner.plan(pr->inner.ctx, img, pfns, n, err);
-	if (r == 0)
-		log_info(L"plan: %ld pages into their own frames, %ld bounced (%ld all-zero pages)\n",
-			 pr->plan->n_direct, pr->plan->n_bounce, pr->plan->n_zero);
-	return r;
-}
-
-static int progress_page(void *ctx, uint64_t pfn, const uint8_t *data, struct er_error *err)
-{
-	struct progress *pr = ctx;
-	UINT64 t0 = er_time_us();
-	int r = pr->inner.page(pr->inner.ctx, pfn, data, err);
-	pr->place_us += er_time_us() - t0;
-	pr->done++;
-	return r ? r : progress_step(pr, err);
-}
-
-static uint8_t *progress_dest(void *ctx, uint64_t idx, uint64_t k)
-{
-	struct progress *pr = ctx;
-	return pr->inner.dest(pr->inner.ctx, idx, k);
-}
-
-static int progress_commit(void *ctx, uint64_t idx, uint64_t k, struct er_error *err)
-{
-	struct progress *pr = ctx;
-	int r = pr->inner.commit(pr->inner.ctx, idx, k, err);
-	pr->done += k;
-	return r ? r : progress_step(pr, err);
-}
-
-static void progress_init(struct progress *pr, struct er_plan *plan, UINT64 total)
-{
-	er_memset(pr, 0, sizeof(*pr));
-	pr->plan = plan;
-	pr->inner = er_plan_sink(plan);
-	pr->total = total;
-	pr->next_report = total / 4;
-	pr->t0 = pr->last_shown = er_time_us();
-}
-
-/* The stream ended: close the line; an Esc is not a refusal. */
-static EFI_STATUS progress_end(struct progress *pr, const struct er_blockdev *dev, enum er_reason r, const char *detail)
-{
-	if (pr->shown)
-		progress_show(pr, TRUE);
+	er_progress_close(pr);
 	if (!r)
 		return EFI_SUCCESS;
 	if (pr->aborted) {
@@ -170,104 +56,6 @@ static const UINT8 *plan_content(const void *ctx, UINT64 pfn)
 	return er_plan_content(ctx, pfn);
 }
 
-/* Point of no return, part 1: put orig_sig back over the signature (as the kernel's
- * own resume does first thing), so that the image can never be resumed twice. Page 0
- * must be byte for byte what it was when the image was opened. */
-static EFI_STATUS invalidate_signature(const struct er_swapdev *sd, const UINT8 *page0, UINT8 *page)
-{
-	UINT64 at = sd->header_page * ER_PAGE_SIZE;
-	EFI_STATUS err = er_blockdev_read(sd->dev, at, page, ER_PAGE_SIZE);
-	if (EFI_ERROR(err))
-		return err;
-	if (er_memcmp(page, page0, ER_PAGE_SIZE) != 0)
-		return log_error_status(EFI_ABORTED, L"%a: the swap header changed while loading", sd->dev->id);
-	er_memcpy(page + ER_HDR_SIG, page + ER_HDR_ORIG_SIG, ER_SIG_LEN);
-	return er_blockdev_write(sd->dev, at, page, ER_PAGE_SIZE);
-}
-
-/* The point of no return (loader/commit.c): what it needs from the firmware and
- * from this resume. */
-struct pnr_ctx {
-	const struct er_swapdev *sd;
-	const UINT8 *page0;       /* page 0 as it was opened (S1SUSPEND) */
-	UINT8 *page;              /* scratch page */
-	struct er_memmap *m;
-	BOOLEAN quiet;            /* ExitBootServices was called: no output any more */
-};
-
-static int pnr_get_map(void *ctx, bool may_grow)
-{
-	struct pnr_ctx *c = ctx;
-	EFI_STATUS err = may_grow ? er_memmap_get(c->m) : er_memmap_refetch(c->m);
-	if (err == EFI_BUFFER_TOO_SMALL)
-		return ER_PNR_MAP_TOO_SMALL;
-	return EFI_ERROR(err) ? -1 : 0;
-}
-
-static int pnr_exit_bs(void *ctx)
-{
-	struct pnr_ctx *c = ctx;
-	EFI_STATUS err = er_exit_boot_services_once(c->m);
-	c->quiet = TRUE;
-	if (err == EFI_INVALID_PARAMETER)
-		return ER_PNR_STALE_KEY;
-	return EFI_ERROR(err) ? -1 : 0;
-}
-
-static int pnr_commit(void *ctx)
-{
-	struct pnr_ctx *c = ctx;
-	EFI_STATUS err = invalidate_signature(c->sd, c->page0, c->page);
-	if (!EFI_ERROR(err))
-		return 0;
-	log_error_status(err, L"%a: the swap signature could not be reset", c->sd->dev->id);
-	/* a failed write may have reached the disk in part: write page 0 back as it was */
-	if (EFI_ERROR(er_blockdev_write(c->sd->dev, c->sd->header_page * ER_PAGE_SIZE, c->page0, ER_PAGE_SIZE)))
-		log_warn(L"%a: page 0 could not be written back either; the image may not be resumable\n", c->sd->dev->id);
-	return -1;
-}
-
-static int pnr_uncommit(void *ctx)
-{
-	struct pnr_ctx *c = ctx;
-	EFI_STATUS err = er_blockdev_write(c->sd->dev, c->sd->header_page * ER_PAGE_SIZE, c->page0, ER_PAGE_SIZE);
-	return EFI_ERROR(err) ? -1 : 0;
-}
-
-static void pnr_reset(void *ctx)
-{
-	(void)ctx;
-	er_reset_system();
-}
-
-static void pnr_note(void *ctx, const char *what, int status)
-{
-	struct pnr_ctx *c = ctx;
-	if (!c->quiet)
-		log_info(L"%a: %a (%d)\n", c->sd->dev->id, what, (INTN)status);
-}
-
-EFI_STATUS er_discard(const struct er_swapdev *sd)
-{
-	UINT8 *page;
-	EFI_STATUS err = er_alloc_pages(1, (void **)&page);
-	if (EFI_ERROR(err))
-		return err;
-	err = er_blockdev_read(sd->dev, sd->header_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE);
-	enum er_swap_kind kind = er_swap_classify(page);
-	if (!EFI_ERROR(err) && ((kind != ER_SWAP_IMAGE && kind != ER_SWAP_IMAGE_2004) ||
-				(er_memcmp(page + ER_HDR_ORIG_SIG, "SWAPSPACE2", 10) != 0 &&
-				 er_memcmp(page + ER_HDR_ORIG_SIG, "SWAP-SPACE", 10) != 0)))
-		err = log_error_status(EFI_VOLUME_CORRUPTED, L"%a: no image with a valid orig_sig to discard", sd->dev->id);
-	if (!EFI_ERROR(err)) {
-		er_memcpy(page + ER_HDR_SIG, page + ER_HDR_ORIG_SIG, ER_SIG_LEN);
-		err = er_blockdev_write(sd->dev, sd->header_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE);
-	}
-	if (!EFI_ERROR(err))
-		log_info(L"%a: image discarded: swap signature restored\n", sd->dev->id);
-	er_free_pages(page, 1);
-	return err;
-}
 
 /* What the decompression jobs were lent: the read buffer (their input) and, when
  * the image is refused, the plan's frames (their output). */
@@ -317,7 +105,7 @@ struct loaded {
 	UINT64 *pfns;          /* the PFN list the plan refers to: kept until the hand-off */
 	UINT64 pfn_pages;
 	struct er_handoff h;
-	BOOLEAN platform_mode;
+	bool platform_mode;
 	char orig_sig[11];
 	const UINT8 *page0;         /* the swap header page, read once: what is parsed and authenticated */
 	UINT64 nr_pfns;             /* entries of pfns */
@@ -333,9 +121,9 @@ static EFI_STATUS check_machine(const struct er_blockdev *dev, const struct er_i
 	struct er_error e = { 0 };
 	struct er_memmap m = { 0 };
 
-	if (img->arch != LOADER_ARCH) {
+	if (img->arch != ER_LOADER_ARCH) {
 		er_snprintf(e.detail, sizeof(e.detail), "image is %s, this is efiresume for %s", er_arch_name(img->arch),
-			    er_arch_name(LOADER_ARCH));
+			    er_arch_name(ER_LOADER_ARCH));
 		return refuse(dev, ER_R_ARCH, e.detail);
 	}
 	if (img->flags & ER_SF_HW_SIG) {
@@ -371,10 +159,10 @@ static EFI_STATUS check_machine(const struct er_blockdev *dev, const struct er_i
 	return EFI_SUCCESS;
 }
 
-/* 3 + 4. plan and load: stream, decompress (on the other CPUs too), check the CRC,
+/* Plan and load: stream, decompress (on the other CPUs too), check the CRC,
  * place the pages. On success the image sits in the plan's frames. */
 static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *img, struct er_source *src,
-				struct source_ctx *sc, struct loaded *l, UINT64 t_start, UINT64 t_verify)
+				struct er_dev_source *sc, struct loaded *l, UINT64 t_start, UINT64 t_verify)
 {
 	struct er_error e = { 0 };
 	UINT8 *io = NULL, *unc = NULL;
@@ -391,16 +179,16 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 	}
 	/* with more CPUs, they decompress (and checksum) chunks while this one reads */
 	struct er_dec_cpus dp;
-	BOOLEAN par = img->comp != ER_COMP_NONE && er_dec_cpus_start(&dp);
+	bool par = img->comp != ER_COMP_NONE && er_dec_cpus_start(&dp);
 	if (par)
 		log_info(L"%a: decompressing on %ld more CPU(s)\n", dev->id, (UINT64)dp.nhelpers);
 	/* an encrypted image: the tags of the pages in the read buffer, so that the pages of a
 	 * compressed chunk are decrypted by the CPU that decompresses it */
 	struct er_stream_buffers bufs = { io, IO_PAGES, unc, l->pfns, par ? &dp.engine : NULL,
 					  img->crypt ? io + IO_PAGES * ER_PAGE_SIZE : NULL };
-	struct progress pr;
-	progress_init(&pr, &l->plan, img->image_pages);
-	struct er_sink sink = { &pr, progress_plan, progress_page, progress_dest, progress_commit };
+	struct er_progress pr;
+	er_progress_init(&pr, &l->plan, img->image_pages);
+	struct er_sink sink = er_progress_sink(&pr);
 	r = er_image_stream(img, src, &bufs, &sink, &e);
 	t_stream = er_time_us();
 	if (par) {
@@ -414,10 +202,10 @@ static EFI_STATUS stream_modern(const struct er_blockdev *dev, struct er_image *
 				er_snprintf(e.detail, sizeof(e.detail), "a helper CPU did not confirm that it stopped (%s)",
 					    er_reason_name(r));
 			r = ER_R_CPUS;
-			pr.aborted = FALSE;
+			pr.aborted = false;
 		}
 	}
-	err = progress_end(&pr, dev, r, e.detail);
+	err = stream_end(&pr, dev, r, e.detail);
 	if (!EFI_ERROR(err))
 		err = er_auth_run_end(l->auth, l->page0);   /* Secure Boot: every page authenticated, the tag */
 	struct lent lent = { dev, io, EFI_ERROR(err) ? &l->plan : NULL };
@@ -447,7 +235,7 @@ out:
 
 /* The modern format (kernels 2.6.x .. 6.x): verify, plan, stream. On success the
  * image sits in memory (planned frames, bounce frames) and *l is filled. */
-static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *src, struct source_ctx *sc,
+static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *src, struct er_dev_source *sc,
 			      UINT8 *page, struct loaded *l, UINT64 t_start)
 {
 	struct er_image img;
@@ -457,7 +245,7 @@ static EFI_STATUS load_modern(const struct er_blockdev *dev, struct er_source *s
 	enum er_reason r;
 	EFI_STATUS err;
 
-	/* 2. read and verify what can be verified before loading */
+	/* read and verify what can be verified before loading */
 	r = er_image_open_at(&img, src, l->page0, page, er_auth_run_crypt(l->auth), &e);
 	if (r)
 		return refuse(dev, r, e.detail);
@@ -489,20 +277,13 @@ out:
 	return err;
 }
 
-/* The seeds' 2004 format, as written by a kernel with kernel-patch/ applied. */
-static int swsusp2004_plan(void *ctx, const struct er_swsusp2004_image *img, const uint64_t *pfns, uint64_t n, struct er_error *err)
-{
-	struct progress *pr = ctx;
-	(void)img;
-	return progress_plan(pr, NULL, pfns, n, err);
-}
 
-static EFI_STATUS load_swsusp2004(const struct er_blockdev *dev, struct er_source *src, struct source_ctx *sc,
+static EFI_STATUS load_swsusp2004(const struct er_blockdev *dev, struct er_source *src, struct er_dev_source *sc,
 			    UINT8 *page, struct loaded *l, UINT64 t_start)
 {
 	struct er_swsusp2004_image img;
 	struct er_error e = { 0 };
-	struct er_swsusp2004_expect exp = { LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
+	struct er_swsusp2004_expect exp = { ER_LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
 	UINT8 *pd = NULL, *io = NULL;
 	UINT64 *swaps = NULL, pd_pages = 0, list_pages = 0, t_verify, t_stream;
 	enum er_reason r;
@@ -529,12 +310,12 @@ static EFI_STATUS load_swsusp2004(const struct er_blockdev *dev, struct er_sourc
 	}
 	t_verify = er_time_us();
 	struct er_swsusp2004_buffers bufs = { io, IO_PAGES, l->pfns, swaps };
-	struct progress pr;
-	progress_init(&pr, &l->plan, img.image_pages);
-	struct er_swsusp2004_sink sink = { &pr, swsusp2004_plan, progress_page };
+	struct er_progress pr;
+	er_progress_init(&pr, &l->plan, img.image_pages);
+	struct er_swsusp2004_sink sink = er_progress_sink2004(&pr);
 	r = er_swsusp2004_stream(&img, src, &bufs, &sink, &e);
 	t_stream = er_time_us();
-	err = progress_end(&pr, dev, r, e.detail);
+	err = stream_end(&pr, dev, r, e.detail);
 	if (EFI_ERROR(err)) {
 		er_plan_undo(&l->plan);
 		goto out;
@@ -546,7 +327,7 @@ static EFI_STATUS load_swsusp2004(const struct er_blockdev *dev, struct er_sourc
 	l->h.jump_address_phys = img.entry_phys;
 	l->h.image_cr3 = img.cr3;
 	l->h.firmware_unaware = TRUE;
-	l->platform_mode = FALSE;
+	l->platform_mode = false;
 	er_memcpy(l->orig_sig, img.orig_sig, sizeof(l->orig_sig));
 	err = EFI_SUCCESS;
 out:
@@ -559,8 +340,8 @@ out:
 	return err;
 }
 
-/* 7 (prepared now, while allocation is still possible): the restore routine, its
- * tables and the hand-off record. Refused: the plan is undone. */
+/* The hand-off, prepared now, while allocation is still possible: the restore routine,
+ * its tables and the hand-off record. Refused: the plan is undone. */
 static EFI_STATUS prepare_handoff(const struct er_blockdev *dev, struct loaded *l, UINT64 t_start)
 {
 	UINT64 t_loaded = er_time_us(), t_prep;
@@ -585,8 +366,8 @@ static EFI_STATUS prepare_handoff(const struct er_blockdev *dev, struct loaded *
 	return EFI_SUCCESS;
 }
 
-/* 6 + 5: the firmware facts the jump needs, the variables that have served, the point
- * of no return (loader/commit.c) and the jump. Returns only when it did not resume. */
+/* The firmware facts the jump needs, the variables that have served, the point of no
+ * return (loader/commit.c) and the jump. Returns only when it did not resume. */
 static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l, const UINT8 *page0, UINT8 *page,
 				  UINT64 t_start)
 {
@@ -595,8 +376,8 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 	struct er_memmap m = { 0 };
 	EFI_STATUS err;
 
-	/* 6 (facts read now: after ExitBootServices, and on ia32 after SetVirtualAddressMap,
-	 * the firmware's tables and pointers are not to be used) */
+	/* the ACPI facts, read now: after ExitBootServices, and on ia32 after SetVirtualAddressMap,
+	 * the firmware's tables and pointers are not to be used */
 	struct er_acpi_mode acpi;
 	er_acpi_mode_facts(&acpi);
 	if (!l->platform_mode && acpi.valid && !acpi.sci_en)
@@ -615,12 +396,10 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
 	if (!EFI_ERROR(er_get_variable(ER_SEEN_VAR, &er_vendor_guid, 4096, (void **)&seen, &seen_size)))
 		er_stale_forget();
 
-	/* 5. commit: the point of no return (loader/commit.c) */
+	/* the commit: the point of no return (loader/commit.c, loader/commit_fw.c) */
 	log_info(L"%a: resetting the swap signature to %a and handing off to the image kernel (%ld ms since start)\n",
 		 dev->id, l->orig_sig, (er_time_us() - t_start) / 1000);
-	struct pnr_ctx pc = { sd, page0, page, &m, FALSE };
-	struct er_pnr_ops ops = { &pc, pnr_get_map, pnr_exit_bs, pnr_commit, pnr_uncommit, pnr_reset, pnr_note };
-	enum er_pnr_result pr = er_point_of_no_return(&ops);
+	enum er_pnr_result pr = er_commit_image(sd, page0, page, &m);
 	/* the signature is written (or put back): no volume key is needed any more, and
 	 * none may reach the image kernel or the normal boot */
 	er_volumes_close(l->vols, pr == ER_PNR_EXITED);
@@ -661,7 +440,7 @@ static EFI_STATUS commit_and_jump(const struct er_swapdev *sd, struct loaded *l,
  * step (decompression here; the argon2 lanes of the unlock, loader/volumes.c) may
  * still be running, whatever it was given. Its memory is kept for good by whoever
  * lent it; this load's own memory was not lent to it, so it may be given back. */
-static BOOLEAN helpers_all_confirmed(const struct er_volumes *vols)
+static bool helpers_all_confirmed(const struct er_volumes *vols)
 {
 	return !er_dec_cpus_unconfirmed() && !er_volumes_helpers_unconfirmed(vols);
 }
@@ -670,14 +449,15 @@ EFI_STATUS er_resume(const struct er_config *cfg, const struct er_swapdev *sd, s
 		     struct er_volumes *vols)
 {
 	const struct er_blockdev *dev = sd->dev;
-	struct source_ctx sc = { dev, 0, 0, 0 };
-	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read, sd->header_page };
+	struct er_dev_source sc;
+	struct er_source src;
 	struct loaded l = { 0 };
 	UINT8 *page = NULL, *page0 = NULL;
 	UINT64 t_start = er_time_us();
 	EFI_STATUS err;
 	struct er_auth_run ar = { 0 };   /* Secure Boot */
 
+	er_dev_source_init(sd, &sc, &src);
 	er_plan_init(&l.plan, &er_plan_efi_mem);
 	l.plan.wipe_on_undo = dev->encrypted;
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
@@ -735,69 +515,3 @@ out:
 	return err;
 }
 
-BOOLEAN er_describe(const struct er_swapdev *sd, char *out, UINTN n)
-{
-	const struct er_blockdev *dev = sd->dev;
-	struct source_ctx sc = { dev, 0, 0, 0 };
-	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read, sd->header_page };
-	struct er_error e = { 0 };
-	UINT8 *page = NULL;
-	BOOLEAN ok = FALSE;
-
-	if (EFI_ERROR(er_alloc_pages(1, (void **)&page)))
-		return FALSE;
-	if (sd->kind == ER_SWAP_IMAGE_2004) {
-		struct er_swsusp2004_image img;
-		struct er_swsusp2004_expect exp = { LOADER_ARCH, ER_PAGE_SIZE, 0, (UINT32)er_cpu_count() };
-		if (er_swsusp2004_open(&img, &src, page, &exp, &e) == ER_OK) {
-			er_snprintf(out, n, "a hibernated %s %s (2004 format) on %s: %llu MiB", img.sysname, img.release,
-				    dev->id, (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20));
-			ok = TRUE;
-		}
-	} else {
-		struct er_image img;
-		struct er_auth_block blk;
-		if (!EFI_ERROR(er_blockdev_read(dev, sd->header_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE)) &&
-		    er_auth_parse(page, sd->header_page, &blk, NULL, 0) != ER_AUTH_NONE) {
-			/* its header page is encrypted: described once it is authenticated */
-			er_snprintf(out, n, "an encrypted hibernation image (Secure Boot) on %s: %llu stream pages", dev->id,
-				    (unsigned long long)blk.enc_pages);
-			ok = TRUE;
-		} else if (er_image_open(&img, &src, page, &e) == ER_OK) {
-			/* x86 kernels keep their restore record where the header's uts would be */
-			const char *rel = sd->kernel[0] ? sd->kernel : img.release[0] ? img.release : "(release not recorded)";
-			er_snprintf(out, n, "a hibernated Linux %s (%s) on %s: %llu MiB in %llu pages", rel, er_arch_name(img.arch),
-				    dev->id, (unsigned long long)(img.image_pages * ER_PAGE_SIZE >> 20),
-				    (unsigned long long)img.image_pages);
-			ok = TRUE;
-		}
-	}
-	if (!ok)
-		er_snprintf(out, n, "an image on %s that cannot be read: %s", dev->id, e.detail);
-	er_free_pages(page, 1);
-	return ok;
-}
-
-EFI_STATUS er_image_identity(const struct er_swapdev *sd, UINT8 uuid[16], UINT32 *id)
-{
-	const struct er_blockdev *dev = sd->dev;
-	struct source_ctx sc = { dev, 0, 0, 0 };
-	struct er_source src = { &sc, dev->size / ER_PAGE_SIZE, source_read, sd->header_page };
-	struct er_error e = { 0 };
-	UINT8 *page = NULL;
-	EFI_STATUS err = er_alloc_pages(1, (void **)&page);
-	if (EFI_ERROR(err))
-		return err;
-	err = er_blockdev_read(dev, sd->header_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE);
-	if (!EFI_ERROR(err)) {
-		er_swap_uuid(page, uuid);
-		*id = er_crc32_zlib(0, page + ER_HDR_HW_SIG, ER_PAGE_SIZE - ER_HDR_HW_SIG);
-		struct er_image img;
-		/* the header page differs from one hibernation to the next (cr3, page counts) */
-		if (sd->kind == ER_SWAP_IMAGE && er_image_open(&img, &src, page, &e) == ER_OK &&
-		    !EFI_ERROR(er_blockdev_read(dev, img.header_swap_page * ER_PAGE_SIZE, page, ER_PAGE_SIZE)))
-			*id = er_crc32_zlib(*id, page, ER_PAGE_SIZE);
-	}
-	er_free_pages(page, 1);
-	return err;
-}

@@ -58,16 +58,21 @@ void er_select_image(const struct er_candidate *c, size_t n, const uint8_t *hint
 			why = ER_SEL_HINT;
 		}
 	}
+	/* a hint naming an area without an image is stale: the last hibernation is not
+	 * there, and any other image is an older one (as for a swap file, loader/find.c) */
+	if (chosen < 0 && hint) {
+		out->why = ER_SEL_HINT_STALE;
+		return;
+	}
 	if (chosen < 0)
 		for (size_t i = 0; i < n; i++)
 			if (is_image(&c[i]) && c[i].eligible) {
 				chosen = (int)i;
-				/* here a hint names an area without an image: stale */
-				why = hint ? ER_SEL_HINT_STALE : ER_SEL_FIRST;
+				why = ER_SEL_FIRST;
 				break;
 			}
 	if (chosen < 0) {
-		out->why = hint ? ER_SEL_HINT_STALE : ER_SEL_NONE;
+		out->why = ER_SEL_NONE;
 		return;
 	}
 	/* a twin anywhere, configured or not: resuming one and resetting its signature

@@ -17,7 +17,8 @@ enum er_select_why {
 	ER_SEL_NONE = 0,        /* no image on an eligible device */
 	ER_SEL_FIRST,           /* the first image on an eligible device */
 	ER_SEL_HINT,            /* the device the location variable names */
-	ER_SEL_HINT_STALE,      /* the named device holds no image: the hint is stale; first image taken (if any) */
+	ER_SEL_HINT_STALE,      /* the named device holds no image: the hint is stale; nothing taken (another
+	                         * image would be older than the last hibernation) */
 	ER_SEL_HINT_MISSING,    /* the named device is not visible: nothing taken */
 	ER_SEL_HINT_EXCLUDED,   /* the named device holds an image the configuration excludes: nothing taken */
 	ER_SEL_TWIN,            /* the image has a twin on another device (same swap UUID): nothing taken */

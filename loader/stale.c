@@ -6,6 +6,7 @@
  * system used the disk) would be corrupted by the resume. Nothing is written to disk. */
 #include "loader/loader.h"
 #include "loader/seen.h"
+#include "loader/ondisk.h"
 #include "loader/location.h"
 #include "image/fmt.h"
 
@@ -32,14 +33,14 @@ static UINTN scan_filesystems(struct er_blockdev *devs, UINTN ndevs, struct er_f
 }
 
 EFI_STATUS er_stale_check(struct er_blockdev *devs, UINTN ndevs, const struct er_swapdev *sd, char *why, UINTN cap,
-			  BOOLEAN *stale)
+			  bool *stale)
 {
 	struct er_seen *now = NULL, *then = NULL;
 	UINT8 *rec = NULL;
 	UINTN size = 0;
 	EFI_STATUS err;
 
-	*stale = FALSE;
+	*stale = false;
 	err = er_alloc_zero(sizeof(*now), (void **)&now);
 	if (EFI_ERROR(err))
 		return err;
@@ -60,7 +61,7 @@ EFI_STATUS er_stale_check(struct er_blockdev *devs, UINTN ndevs, const struct er
 			er_uuid_format(then->fs[i].uuid, u);
 			er_snprintf(why, cap, "%s %s %s: resuming would corrupt it", er_fs_kind_name(then->fs[i].kind), u,
 				    detail);
-			*stale = TRUE;
+			*stale = true;
 		} else {
 			log_info(L"%a: the %d filesystem(s) recorded when this image was first seen are unchanged\n", sd->dev->id,
 				 (INTN)then->n);

@@ -31,5 +31,19 @@ hits=$(grep -n '#include "loader/' efi/*.[ch] | grep -v '^efi/main\.c:' || true)
 if [ -n "$hits" ]; then echo "efi/ includes loader/ headers:"; echo "$hits"; bad=1; fi
 hits=$(grep -nE '\b(BS|RT|ST|gBS|gRT)->|uefi_call_wrapper' loader/*.[ch] || true)
 if [ -n "$hits" ]; then echo "loader/ calls the firmware directly:"; echo "$hits"; bad=1; fi
-[ $bad = 0 ] && echo "layering: image/, crypto/, volume/ include only what they may; efi/ does not include loader/ (but main.c); loader/ calls no firmware service"
+# no comment of loader/, efi/ or image/ names a file that is not there: a path of this tree
+# (efi/..., loader/..., tests/..., and so on, to a .c/.h/.S/.sh/.md/.py file; the kernel's
+# own paths such as kernel/power/swap.c are not ours), a path outside it (../...), or a
+# bare NAME.c that is not in the same folder
+for f in loader/*.[ch] efi/*.[ch] efi/*.S image/*.[ch] image/README; do
+	refs=$(grep -oE '(^|[^A-Za-z0-9_./-])(\.\./[A-Za-z0-9_./-]+|(efi|loader|image|crypto|volume|arch/x86_64|arch/i386|tools|tests|docs|packaging|kernel-patch)/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.(c|h|S|sh|md|py))([^A-Za-z0-9_/-]|$)' "$f" |
+		sed -E 's/^[^A-Za-z0-9_.]//; s/[^A-Za-z0-9_-]$//' | sort -u)
+	for r in $refs; do
+		case $r in ../*) false ;; *) [ -e "$r" ] ;; esac || { echo "$f: names $r, which is not in the tree"; bad=1; }
+	done
+	for r in $(grep -oE '(^|[ `(])[A-Za-z0-9_-]+\.c\b' "$f" | sed -E 's/^[ `(]//' | sort -u); do
+		[ -e "$(dirname "$f")/$r" ] || { echo "$f: names $r, which is not in $(dirname "$f")/"; bad=1; }
+	done
+done
+[ $bad = 0 ] && echo "layering: image/, crypto/, volume/ include only what they may; efi/ does not include loader/ (but main.c); loader/ calls no firmware service; every file loader/, efi/ and image/ name is there"
 exit $bad
