@@ -30,7 +30,7 @@ EFI_STATUS er_auth_run_begin(struct er_auth_run *ar, const struct er_hibkey *hk,
 			return refuse_auth(ar->dev_id, "the image is encrypted (written under Secure Boot) and Secure Boot is off now: there is no key to read it");
 		return EFI_SUCCESS;
 	}
-	ar->active = TRUE;
+	ar->active = true;
 	if (er_swsusp2004_signature(page0))
 		return refuse_auth(ar->dev_id, "the 2004 format is never encrypted");
 	if (st != ER_AUTH_OK)
@@ -65,7 +65,7 @@ EFI_STATUS er_auth_run_end(struct er_auth_run *ar, const UINT8 *page0)
 	if (!ar->active)
 		return EFI_SUCCESS;
 	UINT64 fed = ar->stream.fed, n = ar->stream.n;
-	BOOLEAN ok = er_auth_stream_end(&ar->stream, page0, ar->blk.tag);
+	bool ok = er_auth_stream_end(&ar->stream, page0, ar->blk.tag);
 	if (!ok && fed != n) {
 		char why[120];
 		er_snprintf(why, sizeof(why), "only %llu of the %llu encrypted pages were read", (unsigned long long)fed,

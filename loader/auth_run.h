@@ -11,7 +11,7 @@
 #include "image/reader.h"
 
 struct er_auth_run {
-	BOOLEAN active;             /* Secure Boot is on: the image is decrypted and authenticated */
+	bool active;             /* Secure Boot is on: the image is decrypted and authenticated */
 	const char *dev_id;
 	struct er_auth_block blk;
 	struct er_auth_stream stream;

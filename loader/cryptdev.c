@@ -8,9 +8,10 @@ struct er_crypt_map {
 	struct er_blockdev lower;
 	struct er_luks_segment seg;
 	struct er_aes_xts xts;       /* the volume key's schedule: wiped by er_crypt_wipe_all */
-	BOOLEAN wiped;
+	bool wiped;
 };
 
+/* (BOOLEAN: the signature of er_blockdev_ops, efi/efi.h) */
 static EFI_STATUS crypt_read(const struct er_blockdev *d, UINT64 off, void *buf, UINTN len, BOOLEAN quiet)
 {
 	const struct er_crypt_map *m = d->ctx;
@@ -50,15 +51,15 @@ static EFI_STATUS crypt_write(const struct er_blockdev *d, UINT64 off, const voi
 
 static const struct er_blockdev_ops crypt_ops = { crypt_read, crypt_write };
 
-BOOLEAN er_crypt_room(const struct er_crypts *c, UINTN n)
+bool er_crypt_room(const struct er_crypts *c, UINTN n)
 {
 	return c->n + n <= ER_VOL_MAX_LUKS && c->nalloc + n <= ER_VOL_MAX_MAPPED;
 }
 
-BOOLEAN er_crypt_map(struct er_crypts *c, struct er_blockdev *d, const struct er_blockdev *lower,
+bool er_crypt_map(struct er_crypts *c, struct er_blockdev *d, const struct er_blockdev *lower,
 		     const struct er_luks_header *hdr, UINT8 *vk, UINTN vk_len, const char *suffix)
 {
-	BOOLEAN added = FALSE;
+	bool added = false;
 	struct er_crypt_map *m = NULL;
 	if (!er_crypt_room(c, 1) || EFI_ERROR(er_alloc_zero(sizeof(*m), (void **)&m)))
 		goto out;
@@ -77,15 +78,15 @@ BOOLEAN er_crypt_map(struct er_crypts *c, struct er_blockdev *d, const struct er
 	er_memset(d, 0, sizeof(*d));
 	d->ops = &crypt_ops;
 	d->ctx = m;
-	d->encrypted = TRUE;
+	d->encrypted = true;
 	d->block_size = bs;
 	d->io_align = lower->io_align;
 	d->size = size;
-	d->partition = TRUE;
+	d->partition = true;
 	er_devlist_set_name(d, "luks-", hdr->uuid, suffix);
 	c->m[c->nalloc++] = m;
 	c->n++;
-	added = TRUE;
+	added = true;
 out:
 	er_wipe(vk, vk_len);
 	return added;
@@ -101,10 +102,10 @@ static void wipe_map(struct er_crypt_map *m)
 	if (m->wiped)
 		return;
 	er_aes_xts_wipe(&m->xts);
-	m->wiped = TRUE;
+	m->wiped = true;
 }
 
-void er_crypt_wipe_all(struct er_crypts *c, BOOLEAN quiet)
+void er_crypt_wipe_all(struct er_crypts *c, bool quiet)
 {
 	for (UINTN i = 0; i < c->nalloc; i++)
 		wipe_map(c->m[i]);
@@ -128,7 +129,7 @@ void er_crypt_undo(struct er_crypts *c, UINTN n)
 
 void er_crypt_free_all(struct er_crypts *c)
 {
-	er_crypt_wipe_all(c, TRUE);
+	er_crypt_wipe_all(c, true);
 	for (UINTN i = 0; i < c->nalloc; i++) {
 		er_wipe(c->m[i], sizeof(*c->m[i]));
 		er_free(c->m[i]);

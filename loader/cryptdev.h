@@ -22,13 +22,13 @@ struct er_crypts {
 };
 
 /* Makes d the decrypted view of the container on lower (hdr's segment, the volume key
- * vk, which is wiped here in every case), named "luks-<uuid><suffix>". FALSE when c is
+ * vk, which is wiped here in every case), named "luks-<uuid><suffix>". false when c is
  * full, memory ran out or the key does not fit aes-xts (d is then untouched). */
-BOOLEAN er_crypt_map(struct er_crypts *c, struct er_blockdev *d, const struct er_blockdev *lower,
+bool er_crypt_map(struct er_crypts *c, struct er_blockdev *d, const struct er_blockdev *lower,
 		     const struct er_luks_header *hdr, UINT8 *vk, UINTN vk_len, const char *suffix);
 
 /* Room for n more containers (at most ER_VOL_MAX_LUKS unlocked) */
-BOOLEAN er_crypt_room(const struct er_crypts *c, UINTN n);
+bool er_crypt_room(const struct er_crypts *c, UINTN n);
 
 /* Containers unlocked (and not undone) so far */
 UINTN er_crypt_count(const struct er_crypts *c);
@@ -38,7 +38,7 @@ UINTN er_crypt_count(const struct er_crypts *c);
 void er_crypt_undo(struct er_crypts *c, UINTN n);
 
 /* Every volume key wiped (idempotent); quiet: after ExitBootServices, no output. */
-void er_crypt_wipe_all(struct er_crypts *c, BOOLEAN quiet);
+void er_crypt_wipe_all(struct er_crypts *c, bool quiet);
 
 /* Frees every map (after er_crypt_wipe_all, once no device of c is listed anywhere). */
 void er_crypt_free_all(struct er_crypts *c);

@@ -25,7 +25,7 @@ static unsigned submit_open(void *ctx, const struct er_open_pages *open, enum er
 static int wait(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc)
 {
 	struct er_dec_cpus *dp = ctx;
-	BOOLEAN failed = engine.failed != 0;
+	bool failed = engine.failed != 0;
 	int r = er_par_wait(&engine, ticket, out_len, crc);
 	dp->helper_jobs = engine.helper_jobs;
 	if (!failed && engine.failed) {
@@ -40,7 +40,7 @@ static int wait(void *ctx, unsigned ticket, size_t *out_len, uint32_t *crc)
 	return r;
 }
 
-BOOLEAN er_dec_cpus_start(struct er_dec_cpus *dp)
+bool er_dec_cpus_start(struct er_dec_cpus *dp)
 {
 	static const struct er_par_ops ops = {
 		NULL, er_mp_helper_start, er_mp_helper_join, er_mp_now_us, er_mp_relax, NULL,
@@ -51,27 +51,27 @@ BOOLEAN er_dec_cpus_start(struct er_dec_cpus *dp)
 	if (want > ER_DEC_CPUS_HELPERS)
 		want = ER_DEC_CPUS_HELPERS;
 	if (want == 0)
-		return FALSE;
+		return false;
 	if (engine.broken) {
 		log_warn(L"a helper CPU of an earlier load is unaccounted for: decompressing on this CPU only\n");
-		return FALSE;
+		return false;
 	}
 	dp->nhelpers = er_par_start(&engine, &ops, want, (uint64_t)ER_DEC_CPUS_JOB_MS * 1000,
 				    (uint64_t)ER_DEC_CPUS_STOP_MS * 1000);
 	if (dp->nhelpers == 0)
-		return FALSE;
+		return false;
 	dp->engine.ctx = dp;
 	dp->engine.submit = submit;
 	dp->engine.submit_open = submit_open;
 	dp->engine.wait = wait;
-	return TRUE;
+	return true;
 }
 
-BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp)
+bool er_dec_cpus_stop(struct er_dec_cpus *dp)
 {
 	if (dp->nhelpers == 0)
 		return !engine.broken;
-	BOOLEAN ok = er_par_stop(&engine);
+	bool ok = er_par_stop(&engine);
 	dp->helper_jobs = engine.helper_jobs;
 	if (!ok)
 		log_warn(L"a helper CPU did not confirm it stopped (of %ld); it may still be running\n",
@@ -80,15 +80,15 @@ BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp)
 	return ok;
 }
 
-BOOLEAN er_dec_cpus_give_back(void (*give_back)(void *ctx), void *ctx)
+bool er_dec_cpus_give_back(void (*give_back)(void *ctx), void *ctx)
 {
 	if (er_par_give_back(&engine, give_back, ctx))
-		return TRUE;
+		return true;
 	log_warn(L"a helper CPU may still be running: its input and output memory is kept, not freed\n");
-	return FALSE;
+	return false;
 }
 
-BOOLEAN er_dec_cpus_unconfirmed(void)
+bool er_dec_cpus_unconfirmed(void)
 {
 	return engine.broken;
 }

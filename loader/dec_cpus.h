@@ -21,20 +21,20 @@ struct er_dec_cpus {
 	UINTN helper_jobs;            /* jobs the helpers ran (the boot CPU runs the rest) */
 };
 
-/* Starts helpers on up to ER_DEC_CPUS_HELPERS other CPUs; FALSE (and nothing running)
+/* Starts helpers on up to ER_DEC_CPUS_HELPERS other CPUs; false (and nothing running)
  * when there is no other CPU (or an earlier run left a CPU unaccounted for): the
  * reader then decompresses inline. */
-BOOLEAN er_dec_cpus_start(struct er_dec_cpus *dp);
-/* Stops the helpers (idempotent; after er_dec_cpus_start, always call it). TRUE when
- * every helper is confirmed out (by itself and by the firmware). FALSE: a helper may
+bool er_dec_cpus_start(struct er_dec_cpus *dp);
+/* Stops the helpers (idempotent; after er_dec_cpus_start, always call it). true when
+ * every helper is confirmed out (by itself and by the firmware). false: a helper may
  * still be running and writing: the image must be refused, nothing committed. */
-BOOLEAN er_dec_cpus_stop(struct er_dec_cpus *dp);
+bool er_dec_cpus_stop(struct er_dec_cpus *dp);
 
 /* After the stop: gives back what the jobs were lent (their input and output memory)
- * through give_back(ctx) when every helper is confirmed out (TRUE). FALSE: give_back
+ * through give_back(ctx) when every helper is confirmed out (true). false: give_back
  * was not called; that memory must be kept for good (never freed or reused). */
-BOOLEAN er_dec_cpus_give_back(void (*give_back)(void *ctx), void *ctx);
-/* TRUE while a helper CPU of any load is not confirmed out: no image may be committed. */
-BOOLEAN er_dec_cpus_unconfirmed(void);
+bool er_dec_cpus_give_back(void (*give_back)(void *ctx), void *ctx);
+/* true while a helper CPU of any load is not confirmed out: no image may be committed. */
+bool er_dec_cpus_unconfirmed(void);
 
 #endif

@@ -4,7 +4,7 @@
 #include "crypto/wipe.h"
 
 /* K from EFI_RNG_PROTOCOL mixed with RDRAND (SHA-256 of both); none without the former */
-static EFI_STATUS make_key(UINT8 key[ER_KEY_LEN], BOOLEAN *with_cpu)
+static EFI_STATUS make_key(UINT8 key[ER_KEY_LEN], bool *with_cpu)
 {
 	UINT8 fw[ER_KEY_LEN], cpu[ER_KEY_LEN];
 	EFI_STATUS err = er_rng_firmware(fw, sizeof(fw));
@@ -12,7 +12,7 @@ static EFI_STATUS make_key(UINT8 key[ER_KEY_LEN], BOOLEAN *with_cpu)
 		return log_error_status(err, L"Secure Boot: the firmware has no EFI_RNG_PROTOCOL: no hibernation key is made");
 	if (EFI_ERROR(err))
 		return err;
-	BOOLEAN have_cpu = er_rng_cpu(cpu, sizeof(cpu));
+	bool have_cpu = er_rng_cpu(cpu, sizeof(cpu));
 	*with_cpu = have_cpu;
 	er_key_mix(fw, sizeof(fw), have_cpu ? cpu : NULL, have_cpu ? sizeof(cpu) : 0, key);
 	er_wipe(fw, sizeof(fw));
@@ -24,7 +24,7 @@ void er_hibkey_open(struct er_hibkey *k)
 {
 	UINT8 key[ER_KEY_LEN];
 	UINT32 attr = 0;
-	BOOLEAN with_cpu = FALSE;
+	bool with_cpu = false;
 	EFI_STATUS err;
 
 	er_memset(k, 0, sizeof(*k));
@@ -49,7 +49,7 @@ void er_hibkey_open(struct er_hibkey *k)
 	if (err == EFI_SUCCESS && attr == ER_VAR_NV_BS) {
 		er_memcpy(k->prev, key, ER_KEY_LEN);
 		er_key_id(k->prev, k->prev_id);
-		k->have_prev = TRUE;
+		k->have_prev = true;
 	} else if (err == EFI_SUCCESS || err == EFI_BAD_BUFFER_SIZE) {
 		/* anything else may have been written or read by someone else: never used */
 		log_warn(L"Secure Boot: %s has attributes 0x%x or a wrong size (not NV|BS, 32 bytes): treated as compromised and replaced\n",
@@ -69,7 +69,7 @@ void er_hibkey_open(struct er_hibkey *k)
 		k->no_prev = "the new key could not be stored: the previous one is not used";
 	} else {
 		er_memcpy(k->next, key, ER_KEY_LEN);
-		k->have_next = TRUE;
+		k->have_next = true;
 		log_info(L"Secure Boot: a new hibernation key for this boot (EFI_RNG_PROTOCOL%s) is stored in %s (NV|BS)%s\n",
 			 with_cpu ? L" and RDRAND" : L", no RDRAND", ER_KEY_VAR,
 			 k->have_prev ? L"; the previous one verifies this boot's image only" : L"");
@@ -83,7 +83,7 @@ void er_hibkey_open(struct er_hibkey *k)
 		if (k->have_prev && EFI_ERROR(er_keyvar_delete(ER_VAR_NV_BS)))
 			log_warn(L"Secure Boot: the previous key could not be deleted either\n");
 		er_wipe(k->prev, sizeof(k->prev));
-		k->have_prev = FALSE;
+		k->have_prev = false;
 		log_warn(L"Secure Boot: no hibernation key this boot: no image is resumed and this boot's kernel cannot hibernate\n");
 	}
 }
@@ -101,23 +101,23 @@ const UINT8 *er_hibkey_image_key(const struct er_hibkey *k, const UINT8 **id, co
 void er_hibkey_drop_prev(struct er_hibkey *k)
 {
 	er_wipe(k->prev, sizeof(k->prev));
-	k->have_prev = FALSE;
+	k->have_prev = false;
 	k->no_prev = "the previous key was used already";
 }
 
-BOOLEAN er_hibkey_page_table(const struct er_hibkey *k, struct er_key_table *t)
+bool er_hibkey_page_table(const struct er_hibkey *k, struct er_key_table *t)
 {
 	if (!k->have_next)
-		return FALSE;
+		return false;
 	er_key_table_fill(t, k->next);
-	return TRUE;
+	return true;
 }
 
 void er_hibkey_forget(struct er_hibkey *k)
 {
 	er_wipe(k->prev, sizeof(k->prev));
 	er_wipe(k->next, sizeof(k->next));
-	k->have_prev = k->have_next = FALSE;
+	k->have_prev = k->have_next = false;
 }
 
 /* the protocol's take_key: once, then the copy is gone */
@@ -128,7 +128,7 @@ static EFI_STATUS take(void *ctx, void *out)
 		return EFI_NOT_FOUND;
 	er_key_table_fill(out, k->next);
 	er_hibkey_forget(k);
-	k->taken = TRUE;
+	k->taken = true;
 	return EFI_SUCCESS;
 }
 
@@ -151,7 +151,7 @@ void er_hibkey_offer(struct er_hibkey *k)
 
 void er_hibkey_close(struct er_hibkey *k)
 {
-	BOOLEAN offered = k->proto.installed;
+	bool offered = k->proto.installed;
 	er_hibkey_forget(k);
 	er_keyproto_uninstall(&k->proto);
 	if (offered)

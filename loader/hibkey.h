@@ -21,14 +21,14 @@
 #include "loader/auth.h"
 
 struct er_hibkey {
-	BOOLEAN on;                     /* SecureBoot == 1 */
-	BOOLEAN have_prev;              /* prev: the key the image of this boot was written with */
+	bool on;                     /* SecureBoot == 1 */
+	bool have_prev;              /* prev: the key the image of this boot was written with */
 	UINT8 prev[ER_KEY_LEN];
 	UINT8 prev_id[ER_KEY_ID_LEN];
-	BOOLEAN have_next;              /* next: this boot's key, stored in the variable */
+	bool have_next;              /* next: this boot's key, stored in the variable */
 	UINT8 next[ER_KEY_LEN];
 	const char *no_prev;            /* why there is no previous key (for the refusal line) */
-	BOOLEAN taken;                  /* the protocol handed next out */
+	bool taken;                  /* the protocol handed next out */
 	struct er_keyproto proto;
 };
 
@@ -38,8 +38,8 @@ const UINT8 *er_hibkey_image_key(const struct er_hibkey *k, const UINT8 **id, co
 /* The image of this boot was verified and is about to be committed, or was refused: the
  * previous key is wiped (nothing else may be verified with it). */
 void er_hibkey_drop_prev(struct er_hibkey *k);
-/* The key table of this boot's key, for the image kernel's key page; FALSE: none. */
-BOOLEAN er_hibkey_page_table(const struct er_hibkey *k, struct er_key_table *t);
+/* The key table of this boot's key, for the image kernel's key page; false: none. */
+bool er_hibkey_page_table(const struct er_hibkey *k, struct er_key_table *t);
 /* Before the normal boot program: this boot's key offered through the key protocol. */
 void er_hibkey_offer(struct er_hibkey *k);
 /* Every copy in memory wiped (no firmware call: safe after ExitBootServices). */

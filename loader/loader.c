@@ -117,7 +117,7 @@ EFI_STATUS er_loader_main(void)
 	if (!EFI_ERROR(err) && !image.dev && !er_volumes_locked(vols))
 		er_stale_forget();
 	/* the volume keys go before anything else runs */
-	er_volumes_close(vols, FALSE);
+	er_volumes_close(vols, false);
 	er_free(devs);
 	er_volumes_free(vols);
 	/* Secure Boot: this boot's key for a kernel that asks (the patched EFI stub), wiped at

@@ -13,7 +13,7 @@ struct lv_map {
 };
 
 static EFI_STATUS lv_rw(const struct er_blockdev *d, UINT64 off, void *rbuf, const void *wbuf, UINTN len,
-			BOOLEAN quiet)
+			bool quiet)
 {
 	const struct lv_map *m = d->ctx;
 	UINT8 *p = rbuf ? rbuf : (UINT8 *)(UINTN)wbuf;
@@ -41,6 +41,7 @@ static EFI_STATUS lv_rw(const struct er_blockdev *d, UINT64 off, void *rbuf, con
 	return EFI_SUCCESS;
 }
 
+/* (BOOLEAN: the signature of er_blockdev_ops, efi/efi.h) */
 static EFI_STATUS lv_read(const struct er_blockdev *d, UINT64 off, void *buf, UINTN len, BOOLEAN quiet)
 {
 	return lv_rw(d, off, buf, NULL, len, quiet);
@@ -48,7 +49,7 @@ static EFI_STATUS lv_read(const struct er_blockdev *d, UINT64 off, void *buf, UI
 
 static EFI_STATUS lv_write(const struct er_blockdev *d, UINT64 off, const void *buf, UINTN len)
 {
-	return lv_rw(d, off, NULL, buf, len, FALSE);
+	return lv_rw(d, off, NULL, buf, len, false);
 }
 
 static const struct er_blockdev_ops lv_ops = { lv_read, lv_write };
@@ -85,7 +86,7 @@ void er_lvdev_map_all(struct er_vgs *a, struct er_devlist *list)
 					continue;
 				m->pv[p] = list->d[vg->pv[p].device];
 				if (m->pv[p].encrypted)
-					d->encrypted = TRUE;
+					d->encrypted = true;
 				if (m->pv[p].block_size > bs)
 					bs = m->pv[p].block_size;
 				if (m->pv[p].io_align > align)
@@ -96,7 +97,7 @@ void er_lvdev_map_all(struct er_vgs *a, struct er_devlist *list)
 			d->block_size = bs;
 			d->io_align = align;
 			d->size = er_lvm_lv_sectors(vg, l) * ER_LVM_SECTOR;
-			d->partition = TRUE;
+			d->partition = true;
 			er_devlist_set_name(d, "LV ", vg->name, "/");
 			UINTN used = er_strnlen(d->id, sizeof(d->id));
 			er_snprintf(d->id + used, sizeof(d->id) - used, "%s", lv->name);
@@ -105,10 +106,10 @@ void er_lvdev_map_all(struct er_vgs *a, struct er_devlist *list)
 	}
 }
 
-BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec)
+bool er_volume_is_lv(const struct er_blockdev *d, const char *spec)
 {
 	if (d->ops != &lv_ops)
-		return FALSE;
+		return false;
 	const struct lv_map *m = d->ctx;
 	struct er_lvm_error e = { 0 };
 	return er_lvm_find_lv(m->vg, spec, &e) == (int)m->lv;

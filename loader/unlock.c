@@ -45,7 +45,7 @@ struct er_luks_mem er_unlock_mem(struct er_lane_sched *lanes)
  * boot CPU saw, without looking. */
 struct esc_poll {
 	UINT32 boot_cpu;        /* the boot CPU's APIC id */
-	BOOLEAN seen;           /* written by the boot CPU only */
+	bool seen;           /* written by the boot CPU only */
 };
 
 static UINT32 apic_id(void)
@@ -73,7 +73,7 @@ static bool esc_requested(void *ctx)
 		if (c == 0)
 			break;
 		if (c == 27) {
-			__atomic_store_n(&p->seen, TRUE, __ATOMIC_RELAXED);
+			__atomic_store_n(&p->seen, true, __ATOMIC_RELAXED);
 			return true;
 		}
 	}
@@ -102,10 +102,10 @@ static void mp_stalled(void *ctx, uint32_t done)
 		 L"boot normally: the image is kept)\n", (INTN)(LANE_JOIN_US / 1000000), (INTN)done);
 }
 
-static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+static bool ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
 		   const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len, unsigned helpers);
 
-BOOLEAN er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+bool er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
 		  const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len)
 {
 	unsigned helpers = er_mp_helpers_available();
@@ -119,13 +119,13 @@ BOOLEAN er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, 
 	if (er_lanes_unconfirmed(lanes)) {
 		log_warn(L"luks-%a: a helper CPU of an earlier key derivation was not confirmed back; not unlocked\n",
 			 hdr->uuid);
-		return FALSE;
+		return false;
 	}
 	/* the keyslots one attempt tries, within the KDF budget (loader/kdfbudget.h); the
 	 * rest are never tried in this boot */
 	struct er_luks_header *tried;
 	if (EFI_ERROR(er_alloc_zero(sizeof(*tried), (void **)&tried)))
-		return FALSE;
+		return false;
 	*tried = *hdr;
 	UINT8 dropped[ER_LUKS_MAX_KEYSLOTS];
 	UINT64 spent = 0;
@@ -134,14 +134,14 @@ BOOLEAN er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, 
 		log_info(L"luks-%a: keyslot %d (%a, %ld/1000 of a capped keyslot) skipped: over the KDF budget of one "
 			 L"passphrase attempt (%d/1000 kept of %d/1000: efiresume.conf(5))\n", hdr->uuid, (INTN)dropped[i],
 			 kdf_name(hdr->ks[dropped[i]].kdf), er_kdf_cost(hdr, dropped[i]), (INTN)spent, (INTN)ER_KDF_BUDGET);
-	BOOLEAN unlocked = ask(lanes, lower, dev, tried, vk, vk_len, helpers);
+	bool unlocked = ask(lanes, lower, dev, tried, vk, vk_len, helpers);
 	er_wipe(tried, sizeof(*tried));
 	er_free(tried);
 	return unlocked;
 }
 
 /* The passphrases, tried on hdr's keyslots (within the budget already). */
-static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+static bool ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
 		   const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len, unsigned helpers)
 {
 	struct er_luks_err e = { 0 };
@@ -150,9 +150,9 @@ static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower,
 	char *pw = NULL;
 	size_t len = 0;
 	unsigned slot = 0;
-	struct esc_poll esc = { apic_id(), FALSE };
+	struct esc_poll esc = { apic_id(), false };
 	struct er_luks_cancel cancel = { &esc, esc_requested };
-	BOOLEAN unlocked = FALSE;
+	bool unlocked = false;
 
 	/* the key derivation's memory in one piece: there, or no passphrase is asked */
 	UINT64 need = er_luks_max_unlock_memory(hdr), addr = 0;
@@ -162,12 +162,12 @@ static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower,
 			log_info(L"luks-%a: the key derivation needs %ld MiB in one piece and the firmware has no such free "
 				 L"memory; not unlocked, booting normally (the initramfs will ask)\n", hdr->uuid,
 				 (need + (1 << 20) - 1) >> 20);
-			return FALSE;
+			return false;
 		}
 		er_free_pages((void *)(UINTN)addr, pages);
 	}
 	if (EFI_ERROR(er_alloc_pages(1, (void **)&pw)))
-		return FALSE;
+		return false;
 	for (unsigned t = 1; t <= PASS_TRIES; t++) {
 		log_info(L"passphrase for luks-%a on %a (try %d of %d, Esc: skip): ", hdr->uuid, lower->id, (INTN)t,
 			 (INTN)PASS_TRIES);
@@ -178,7 +178,7 @@ static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower,
 			break;
 		}
 		UINT64 t0 = er_time_us();
-		esc.seen = FALSE;
+		esc.seen = false;
 		enum er_luks_status st = er_luks_unlock(hdr, dev, &mem, &engine, &cancel, (const UINT8 *)pw, (size_t)n, vk,
 							&len, &slot, &e);
 		UINT64 ms = (er_time_us() - t0) / 1000;
@@ -193,7 +193,7 @@ static BOOLEAN ask(struct er_lane_sched *lanes, const struct er_blockdev *lower,
 			log_info(L"luks-%a: unlocked (keyslot %d, %a, %ld ms on %d CPU(s))\n", hdr->uuid, (INTN)slot,
 				 kdf_name(hdr->ks[slot].kdf), ms, (INTN)(helpers + 1));
 			*vk_len = len;
-			unlocked = TRUE;
+			unlocked = true;
 			break;
 		}
 		if (st == ER_LUKS_INTERRUPTED) {

@@ -15,11 +15,11 @@ struct er_luks_mem er_unlock_mem(struct er_lane_sched *lanes);
 
 /* Asks for the passphrase of the container hdr on lower (read through dev) and derives
  * its volume key into vk[0..*vk_len) (vk has ER_LUKS_MAX_KEY bytes; the caller wipes it).
- * TRUE when unlocked; FALSE when it was not (each reason logged: skipped, wrong
+ * true when unlocked; false when it was not (each reason logged: skipped, wrong
  * passphrases, not enough memory, a helper CPU not confirmed back: then
  * er_lanes_unconfirmed(lanes) says so for the rest of the boot). The KDF's memory is given
  * back before this returns (unless a helper is unconfirmed). */
-BOOLEAN er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
+bool er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
 		  const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len);
 
 #endif

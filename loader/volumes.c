@@ -60,7 +60,7 @@ struct er_volumes {
 	UINTN luks[MAX_SEEN + 1];       /* device indexes of LUKS devices (the first MAX_LUKS looked at) */
 	char luks_uuid[MAX_SEEN][41];   /* their UUIDs as the probe saw them ("" unknown) */
 	UINTN nluks;
-	BOOLEAN luks_lost;              /* more than MAX_SEEN: UUIDs not known */
+	bool luks_lost;              /* more than MAX_SEEN: UUIDs not known */
 	UINT8 *head;                    /* one page of scratch */
 };
 
@@ -156,7 +156,7 @@ static void probe(struct er_volumes *s, UINTN i)
 	UINTN n;
 	if (EFI_ERROR(er_blockdev_probe_head(d, s->head, ER_PAGE_SIZE, ER_LVM_LABEL_BYTES, &n)))
 		return;
-	BOOLEAN luks = er_luks_probe(s->head, n) != 0;
+	bool luks = er_luks_probe(s->head, n) != 0;
 	if (!luks) {
 		struct er_lvm_error e = { 0 };
 		struct er_lvm_label l;
@@ -195,21 +195,21 @@ static void probe(struct er_volumes *s, UINTN i)
 		er_luks_uuid_seen(s->head, n, s->luks_uuid[s->nluks]);
 		s->luks[s->nluks++] = i;
 	} else
-		s->luks_lost = TRUE;
+		s->luks_lost = true;
 }
 
 /* ---- when to ask for a passphrase */
 
 /* Is the swap area (or, for a swap file, the filesystem) the hint names on one of
  * devices [0, n) — without unlocking anything? */
-static BOOLEAN hint_visible(struct er_volumes *s, UINTN n)
+static bool hint_visible(struct er_volumes *s, UINTN n)
 {
 	const struct er_location *h = &s->hint->loc;
 	UINTN need = h->offset ? ER_FS_UUID_BYTES : ER_PAGE_SIZE, pages = (need + ER_PAGE_SIZE - 1) / ER_PAGE_SIZE;
 	UINT8 *buf, u[16];
-	BOOLEAN found = FALSE;
+	bool found = false;
 	if (EFI_ERROR(er_alloc_pages(pages, (void **)&buf)))
-		return FALSE;
+		return false;
 	for (UINTN i = 0; i < n && !found; i++) {
 		struct er_blockdev *d = &s->list.d[i];
 		UINTN len;
@@ -230,11 +230,11 @@ static BOOLEAN hint_visible(struct er_volumes *s, UINTN n)
  * not visible) all of them; with no hint, none. */
 /* Is the hint's swap on the devices listed or on an LV of theirs? The LVs are mapped
  * for the look only, then dropped (the final assembly comes after the unlocking). */
-static BOOLEAN visible_now(struct er_volumes *s)
+static bool visible_now(struct er_volumes *s)
 {
 	UINTN n0 = s->list.n;
 	struct er_vgs *a = NULL;
-	BOOLEAN found = FALSE;
+	bool found = false;
 	if (!EFI_ERROR(lvs_map(s, &a)))
 		found = hint_visible(s, s->list.n);
 	lvs_drop(s, a, n0);
@@ -322,8 +322,8 @@ static void log_refused(struct er_volumes *s, UINTN k, const char *uuid, UINTN n
 static void unlock_wanted(struct er_volumes *s)
 {
 	struct er_luks_header *hdrs;
-	BOOLEAN named = s->hint->have && s->hint->loc.luks[0];
-	BOOLEAN any = s->hint->have && !named;
+	bool named = s->hint->have && s->hint->loc.luks[0];
+	bool any = s->hint->have && !named;
 	/* one member more than the devices seen: "a LUKS device whose UUID is not known" */
 	UINTN nluks = s->nluks + (s->luks_lost ? 1 : 0), nopen = s->nluks < MAX_LUKS ? s->nluks : MAX_LUKS;
 	enum er_luks_status st[MAX_SEEN + 1];
@@ -360,7 +360,7 @@ static void unlock_wanted(struct er_volumes *s)
 	er_luks_twins(hdrs, ok, (unsigned)nluks, lead, refused);
 	if (any && visible_now(s)) {
 		log_info(L"the swap %s names is not encrypted: no passphrase asked\n", s->hint->name);
-		any = FALSE;
+		any = false;
 	}
 	for (UINTN k = 0; k < nluks; k++) {
 		UINTN i = s->luks[k];
@@ -381,7 +381,7 @@ static void unlock_wanted(struct er_volumes *s)
 			continue;
 		}
 		/* a header too broken to give its UUID may be the named one */
-		BOOLEAN want = named ? !hdr->uuid[0] || er_uuid_text_eq(hdr->uuid, s->hint->loc.luks) : any;
+		bool want = named ? !hdr->uuid[0] || er_uuid_text_eq(hdr->uuid, s->hint->loc.luks) : any;
 		if (!want) {
 			log_info(L"luks-%a on %a: encrypted (not unlocked: %a)\n", uuid, d->id,
 				 named ? "not the container the location variable names" : "nothing to resume");
@@ -408,7 +408,7 @@ static void unlock_wanted(struct er_volumes *s)
 			s->nlocked++;
 		/* the hint's swap found in what was just unlocked: no further passphrase */
 		else if (any && k + 1 < nopen && visible_now(s))
-			any = FALSE;
+			any = false;
 	}
 	er_wipe(hdrs, nluks * sizeof(*hdrs));
 	er_free(hdrs);
@@ -466,7 +466,7 @@ fail:
 	return err;
 }
 
-void er_volumes_close(struct er_volumes *v, BOOLEAN quiet)
+void er_volumes_close(struct er_volumes *v, bool quiet)
 {
 	if (v)
 		er_crypt_wipe_all(&v->crypts, quiet);
@@ -484,12 +484,12 @@ void er_volumes_free(struct er_volumes *v)
 	er_free(v);
 }
 
-BOOLEAN er_volumes_helpers_unconfirmed(const struct er_volumes *v)
+bool er_volumes_helpers_unconfirmed(const struct er_volumes *v)
 {
-	return v && er_lanes_unconfirmed(&v->lanes) ? TRUE : FALSE;
+	return v && er_lanes_unconfirmed(&v->lanes) ? true : false;
 }
 
-BOOLEAN er_volumes_locked(const struct er_volumes *v)
+bool er_volumes_locked(const struct er_volumes *v)
 {
 	return v && v->nlocked > 0;
 }

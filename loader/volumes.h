@@ -21,7 +21,7 @@ EFI_STATUS er_volumes_open(const struct er_config *cfg, const struct er_hint *hi
 /* Wipes every volume key (the containers cannot be read or written any more; again:
  * nothing). quiet: after ExitBootServices (no output, no firmware call). Called before
  * the hand-off and before the normal boot. */
-void er_volumes_close(struct er_volumes *v, BOOLEAN quiet);
+void er_volumes_close(struct er_volumes *v, bool quiet);
 
 /* Gives back v's memory (keys wiped first), once the device list er_volumes_open handed
  * out is freed (its devices point into v). While a helper CPU is unconfirmed (below) v
@@ -30,14 +30,14 @@ void er_volumes_free(struct er_volumes *v);
 
 /* An image was expected in a LUKS container that stayed locked (refused, skipped,
  * wrong passphrases): that no image was found says nothing about whether one is there. */
-BOOLEAN er_volumes_locked(const struct er_volumes *v);
+bool er_volumes_locked(const struct er_volumes *v);
 
 /* A helper CPU of the argon2 lanes (loader/lanes.c) was never confirmed back: it may
- * still run code of ours and touch memory of ours. While this is TRUE nothing may be
+ * still run code of ours and touch memory of ours. While this is true nothing may be
  * committed (no signature write, no hand-off): keep the image, boot the fallback. */
-BOOLEAN er_volumes_helpers_unconfirmed(const struct er_volumes *v);
+bool er_volumes_helpers_unconfirmed(const struct er_volumes *v);
 
 /* d is the logical volume spec names ("vg/lv", "/dev/vg/lv", "/dev/mapper/vg-lv"). */
-BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec);
+bool er_volume_is_lv(const struct er_blockdev *d, const char *spec);
 
 #endif

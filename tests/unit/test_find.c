@@ -168,10 +168,10 @@ static const EFI_GUID er_vendor_guid = { 0x1, 0x2, 0x3, { 4, 5, 6, 7, 8, 9, 10, 
 #include "loader/find.c"
 
 /* loader/volumes.c: no logical volume here */
-BOOLEAN er_volume_is_lv(const struct er_blockdev *d, const char *spec)
+bool er_volume_is_lv(const struct er_blockdev *d, const char *spec)
 {
 	(void)d, (void)spec;
-	return FALSE;
+	return false;
 }
 
 /* ---- the devices */
