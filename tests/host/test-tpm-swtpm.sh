@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tpm/ against a real TPM 2.0 (issue 25's core): starts swtpm in socket mode, provisions it
+# tpm/ against a real TPM 2.0: starts swtpm in socket mode, provisions it
 # with tpm2-tools as systemd-cryptenroll would (a persistent ECC P-256 SRK at 0x81000001, a
 # secret sealed under it with a PCR 7 sha256 policy), then runs build/unit/test_tpm_swtpm,
 # which talks to swtpm with tpm/'s own marshalled commands and session crypto (GetCapability,
