@@ -318,7 +318,7 @@ load_off
 t_end=$(date +%s.%N)
 for f in "$d"/*.ovmf.log; do [ -s "$f" ] && echo "  OVMF debug log: $f ($(wc -l < "$f") lines)"; done
 med_run=$(sed -nE 's/.*(QEMU run|boot) ([0-9.]+) s;.*/\2/p' "$d/cycles.txt" | median)
-med_cr=$(sed -nE 's/.*create ([0-9]+) ms.*/\1/p' "$d/cycles.txt" | median)
+med_cr=$(sed -nE 's/.*create\)? ([0-9]+) ms.*/\1/p' "$d/cycles.txt" | median)
 echo "varsoak $mode$([ "${VARSOAK_SMM:-0}" = 1 ] && echo ' (SMM)'): $ran of ${VARSOAK_CYCLES:-2} cycles run, $passes passed, $hangs hung, $fails failed; median QEMU run $med_run s, median first write $med_cr ms; $(fmt_secs "$t_start" "$t_end") s in all; $d"
 [ $passes = "${VARSOAK_CYCLES:-2}" ] || ok=1
 exit $ok
