@@ -1590,7 +1590,7 @@ secure_boot_tests
 unit=usr/lib/systemd/system/efiresume-clear.service
 D=$W/debbuild R=$W/debroot
 mkdir -p "$D" "$R"
-cp "$TOP/build/efiresume-x64.efi" "$TOP/build/efiresume-ia32.efi" "$TOP/build/swsusp-inspect" "$D/" 2>/dev/null
+cp "$TOP/build/efiresume-x64.efi" "$TOP/build/efiresume-ia32.efi" "$TOP/build/swsusp-inspect" "$TOP/build/efiresume-efivar" "$D/" 2>/dev/null
 cp "$TOP/build/version" "$D/" 2>/dev/null
 if deb=$(BUILD=$D "$TOP/packaging/build-deb.sh" 2>"$W/build-deb.err" | tail -n 1) && [ -f "$deb" ]; then
 	ok "package built ($(basename "$deb"))"
@@ -1605,6 +1605,8 @@ if deb=$(BUILD=$D "$TOP/packaging/build-deb.sh" 2>"$W/build-deb.err" | tail -n 1
 	check "package: a trigger on shim-signed's /usr/lib/shim (the shim copy on the ESP follows it)" "$(dpkg-deb -I "$deb" triggers 2>&1)" "interest-noawait /usr/lib/shim"
 	check "package: /$unit, root-owned, mode 0644" \
 		"$(dpkg-deb -c "$deb" | awk -v u="./$unit" '$6 == u { print $1, $2 }')" "-rw-r--r-- root/root"
+	check "package: /usr/lib/efiresume/efiresume-efivar (the installer's reader of EFI variables), root-owned, mode 0755" \
+		"$(dpkg-deb -c "$deb" | awk '$6 == "./usr/lib/efiresume/efiresume-efivar" { print $1, $2 }')" "-rwxr-xr-x root/root"
 	dpkg-deb -x "$deb" "$R" && dpkg-deb -e "$deb" "$W/debctl"
 	out=$(systemd-analyze --root="$R" verify --man=no "/$unit" 2>&1); rc=$?
 	check "unit: systemd-analyze verify (systemd's parser, ExecStart's program in the package)" "$rc:$out" "0:"
