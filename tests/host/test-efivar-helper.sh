@@ -276,26 +276,8 @@ if gcc -O1 -Wall -Werror $(pkg-config --cflags efiboot efivar 2>/dev/null || ech
 else
 	fail "cannot build load options with libefiboot (libefiboot-dev, libefivar-dev)"
 fi
-# test-install.sh's fixture load options (its mkopt.pl, copied)
-cat >"$W/mkopt.pl" <<'EOF2'
-	my ($file, $desc, $part, $guid, $path, $opt) = @ARGV;
-	sub ucs2 { my $s = shift; return pack("v*", map { ord } split //, $s) . "\0\0"; }
-	my $fp = "";
-	if ($path ne "") {
-		my @g = split /-/, $guid;
-		my $sig = pack("V v v", hex $g[0], hex $g[1], hex $g[2]) . pack("H4", $g[3]) . pack("H12", $g[4]);
-		$fp .= pack("C C v V Q< Q<", 4, 1, 42, $part, 2048, 1048576) . $sig . pack("C C", 2, 2);
-		my $f = ucs2($path);
-		$fp .= pack("C C v", 4, 4, 4 + length $f) . $f;
-	} else {
-		$fp .= pack("C C v", 4, 6, 20) . ("\x11" x 16);
-	}
-	$fp .= pack("C C v", 0x7f, 0xff, 4);
-	my $d = pack("V V v", 7, 1, length $fp) . ucs2($desc) . $fp;
-	if (defined $opt && defined $ARGV[6] && $ARGV[6] eq "ascii") { $d .= $opt; }   # efibootmgr without -u
-	elsif (defined $opt) { $d .= pack("v*", map { ord } split //, $opt); }
-	open my $fh, ">:raw", $file or die; print $fh $d; close $fh;
-EOF2
+# the host tests' fixture load options (tests/host/mkopt.pl)
+cp "$TOP/tests/host/mkopt.pl" "$W/mkopt.pl"
 ESP_GUID=0c9f1e4a-3b7d-4e62-9a51-7d1c2b3e4f50
 STUB_OPTS='initrd=\EFI\debian\initrd.img root=/dev/vda3 ro console=ttyS0'
 perl "$W/mkopt.pl" "$W/lo/fx-Boot0000" UiApp 0 "" ""
