@@ -504,8 +504,10 @@ enum er_tpmu_status er_tpmu_unseal(struct er_tpmu *u, const struct er_tpm_io *io
 				   size_t *secret_len, struct er_tpmu_result *res)
 {
 	*secret_len = 0;
-	if (er_tpmu_open(u, io, req, res))
+	if (er_tpmu_open(u, io, req, res)) {
+		er_wipe(secret, cap);
 		return res->status;
+	}
 	er_tpmu_try(u, auth, auth_len, secret, cap, secret_len, res);
 	{
 		struct er_tpmu_result keep = *res;
