@@ -285,8 +285,8 @@ bool er_unlock(struct er_lane_sched *lanes, const struct er_tpm_io *tpm, const s
 		for (unsigned i = 0; i < hdr->n_order; i++)
 			passphrase |= hdr->ks[hdr->order[i]].token != ER_LUKS_TOKEN_TPM2;
 		if (!passphrase) {
-			log_info(L"luks-%a: not unlocked: TPM2-only (no keyslot a passphrase could open); booting normally "
-				 L"(the initramfs will ask)\n", hdr->uuid);
+			log_info(L"luks-%a on %a: not unlocked: token-only: every keyslot belongs to a systemd-tpm2 token and "
+				 L"the TPM did not unlock it; booting normally (the initramfs will ask)\n", hdr->uuid, lower->id);
 			return false;
 		}
 	}
