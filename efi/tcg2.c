@@ -35,6 +35,10 @@ static bool submit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size
 			 (INTN)t->caps.MaxCommandSize);
 		return false;
 	}
+	/* edk2's Tcg2SubmitCommand refuses an output block larger than MaxResponseSize
+	 * (EFI_INVALID_PARAMETER), as it refuses a command larger than MaxCommandSize */
+	if (t->caps.MaxResponseSize && cap > t->caps.MaxResponseSize)
+		cap = t->caps.MaxResponseSize;
 	if (cap > 0xFFFFFFFFu)
 		cap = 0xFFFFFFFFu;
 	er_memset(rsp, 0, 10);

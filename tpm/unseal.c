@@ -75,7 +75,12 @@ static void fail(struct er_tpmu_result *res, enum er_tpmu_status st, uint32_t rc
 	res->status = st;
 	res->rc = rc;
 	res->step = step;
-	if (st == ER_TPMU_LOCKOUT) {
+	if (rc == ER_TPM_E_TRANSPORT || rc == ER_TPM_E_RANDOM) {
+		/* ours, not the TPM's: no rc to decode */
+		er_snprintf(res->msg, sizeof(res->msg), "%s: %s", step, rc == ER_TPM_E_TRANSPORT ?
+			    "no answer from the TPM (the transport failed)" : "no random numbers for the session");
+		return;
+	} else if (st == ER_TPMU_LOCKOUT) {
 		/* whatever the step (Load under a primary without noDA, Unseal with a PIN) */
 		n = er_snprintf(res->msg, sizeof(res->msg), "the TPM is in dictionary-attack lockout (too many wrong "
 				"PINs): it refuses until its lockout time has passed");

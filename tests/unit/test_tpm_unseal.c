@@ -376,6 +376,8 @@ static void test_faults_flush_everything(void **state)
 				assert_true(res.msg[0]);
 				if (faults[f] == F_TRANSPORT || faults[f] == F_TRUNCATE)
 					assert_int_equal(st, ER_TPMU_IO);
+				if (faults[f] == F_TRANSPORT)
+					assert_non_null(strstr(res.msg, ": no answer from the TPM (the transport failed)"));
 				check_flushed(&r);
 				runs++;
 			}
