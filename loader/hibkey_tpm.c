@@ -196,7 +196,7 @@ enum er_htpm_status er_htpm_begin(struct er_hibkey_tpm *t, const struct er_tpm_i
 static uint32_t start_session(struct er_hibkey_tpm *t, struct er_tpm_session *s, uint8_t type)
 {
 	uint8_t nonce[32], rnd[64], salt[32], enc[512];
-	size_t enc_len, n, rlen;
+	size_t enc_len, n, rlen = 0;
 	uint32_t rc;
 	bool ok = t->io->random(t->io->ctx, nonce, sizeof(nonce));
 
@@ -229,8 +229,13 @@ static uint32_t start_session(struct er_hibkey_tpm *t, struct er_tpm_session *s,
 	else
 		rc = er_tpm_rsp_start_auth_session(t->rsp, rlen, s, salt, sizeof(salt));
 	er_wipe(salt, sizeof(salt));
-	if (rc)
+	if (rc) {
+		struct er_tpm_rsp r;
+		/* a session the TPM started whose answer is malformed (its nonce): flushed */
+		if (rc == ER_TPM_E_MALFORMED && !er_tpm_rsp_read(t->rsp, rlen, 1, 0, &r))
+			flush(t, r.handle);
 		s->handle = 0;
+	}
 	return rc;
 }
 
@@ -270,11 +275,12 @@ enum er_htpm_status er_htpm_unseal(struct er_hibkey_tpm *t, const uint8_t *rec, 
 	er_tpm_cmd_load(&t->c, t->srk, t->srk_pub.name.b, t->srk_pub.name.n, sr.priv, sr.priv_len, sr.pub, sr.pub_len);
 	er_tpm_cmd_password(&t->c, NULL, 0);
 	rc = run_plain(t, &r);
+	if (!rc)
+		item = r.handle;           /* loaded: flushed below even if the rest is malformed */
 	if (rc || !er_tpm_rsp_load(&r, &name)) {
 		st = rc_fail(t, rc ? rc : ER_TPM_E_MALFORMED, "Load", "the sealed key cannot be loaded");
 		goto out;
 	}
-	item = r.handle;
 	rc = start_session(t, &s, TPM2_SE_POLICY);
 	if (rc) {
 		st = rc_fail(t, rc, "StartAuthSession", "no policy session");
