@@ -20,8 +20,8 @@
  * Every handle created is flushed on every path; every copy of K is wiped. A command the TPM
  * answers TPM_RC_RETRY/YIELDED/TESTING is sent again, byte for byte.
  *
- * struct er_tpm_io is the one tpm/unseal.h (the LUKS token's unseal, branch tcg2) declares,
- * field for field: at the merge one definition goes (this one). */
+ * The transport is tpm/unseal.h's struct er_tpm_io (efi/tcg2.c gives one over
+ * EFI_TCG2_PROTOCOL.SubmitCommand). */
 #ifndef EFIRESUME_LOADER_HIBKEY_TPM_H
 #define EFIRESUME_LOADER_HIBKEY_TPM_H
 
@@ -29,14 +29,7 @@
 #include "tpm/marshal.h"
 #include "tpm/commands.h"
 #include "tpm/seal.h"
-
-#ifndef EFIRESUME_TPM_UNSEAL_H
-struct er_tpm_io {
-	void *ctx;
-	bool (*submit)(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len);
-	bool (*random)(void *ctx, uint8_t *buf, size_t n);
-};
-#endif
+#include "tpm/unseal.h"      /* struct er_tpm_io: the transport and the randomness */
 
 #define ER_HTPM_PCR       7u
 #define ER_HTPM_RESENDS   8
