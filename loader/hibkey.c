@@ -157,7 +157,7 @@ void er_hibkey_open(struct er_hibkey *k)
 		k->have_next = true;
 		log_info(L"Secure Boot: a new hibernation key for this boot (EFI_RNG_PROTOCOL%s) is %s %s (NV|BS)%s\n",
 			 with_cpu ? L" and RDRAND" : L", no RDRAND",
-			 sealed ? L"sealed to the TPM (PCR 7) in" : L"stored in plain in", sealed ? ER_KEY_VAR_V3 : ER_KEY_VAR,
+			 sealed ? L"sealed to the TPM (PCR 7) in" : L"stored in", sealed ? ER_KEY_VAR_V3 : ER_KEY_VAR,
 			 k->have_prev ? L"; the previous one verifies this boot's image only" : L"");
 	}
 	er_wipe(key, sizeof(key));
