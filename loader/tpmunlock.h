@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* loader/tpmunlock.c: a LUKS2 container's systemd-tpm2 tokens (systemd-cryptenroll
  * --tpm2-device=) tried with the TPM before the passphrase is asked. Pure C (host-tested:
- * tests/unit/test_tpmunlock.c); the transport, the PIN prompt and the keyslot check are
+ * tests/unit/test_tpm_unseal.c); the transport, the PIN prompt and the keyslot check are
  * the caller's callbacks (loader/unlock.c on EFI_TCG2_PROTOCOL: efi/tcg2.c).
  *
  * For each systemd-tpm2 token of the JSON area, in token order: parsed (volume/tpm2token.h;

@@ -373,7 +373,7 @@ static void policy_msg(const struct er_tpmu_req *q, struct er_tpmu_result *res, 
 		if (q->pcr_mask & (1u << i))
 			n += er_snprintf(pcrs + n, sizeof(pcrs) - n, "%s%u", n ? "+" : "", i);
 	res->status = ER_TPMU_POLICY;
-	er_snprintf(res->msg, sizeof(res->msg), "PCRs changed: PCR %s (%s) are not what the key was sealed to (%s)",
+	er_snprintf(res->msg, sizeof(res->msg), "PCRs changed: PCR %s (%s) differ from when the key was sealed (%s)",
 		    n ? pcrs : "(none)", bank_name(q->pcr_bank), how);
 }
 
