@@ -102,32 +102,8 @@ void er_keystore_note(const char *which)
 			(void *)which);
 }
 
-/* ---- EFI_TCG2_PROTOCOL, as much of it as the key needs (edk2's Tcg2Protocol.h) */
-#define TCG2_GUID { 0x607f766c, 0x7455, 0x42be, { 0x93, 0x0b, 0xe4, 0xd7, 0x6d, 0xb2, 0x72, 0x0f } }
+/* ---- the cap */
 #define EV_EFI_ACTION 0x80000007u
-
-typedef struct {
-	UINT8 Size;
-	UINT8 StructureVersion[2], ProtocolVersion[2];
-	UINT32 HashAlgorithmBitmap;
-	UINT32 SupportedEventLogs;
-	BOOLEAN TPMPresentFlag;
-	UINT16 MaxCommandSize;
-	UINT16 MaxResponseSize;
-	UINT32 ManufacturerID;
-	UINT32 NumberOfPCRBanks;
-	UINT32 ActivePcrBanks;
-} tcg2_caps;
-
-typedef struct tcg2 tcg2;
-struct tcg2 {
-	EFI_STATUS(EFIAPI *GetCapability)(tcg2 *This, tcg2_caps *Cap);
-	EFI_STATUS(EFIAPI *GetEventLog)(tcg2 *This, UINT32 Format, EFI_PHYSICAL_ADDRESS *Location,
-					EFI_PHYSICAL_ADDRESS *LastEntry, BOOLEAN *Truncated);
-	EFI_STATUS(EFIAPI *HashLogExtendEvent)(tcg2 *This, UINT64 Flags, EFI_PHYSICAL_ADDRESS Data, UINT64 DataLen,
-					       void *Event);
-	EFI_STATUS(EFIAPI *SubmitCommand)(tcg2 *This, UINT32 InSize, UINT8 *In, UINT32 OutSize, UINT8 *Out);
-};
 
 /* EFI_TCG2_EVENT: packed (edk2 #pragma pack(1)) */
 struct tcg2_event {
@@ -140,90 +116,10 @@ struct tcg2_event {
 } __attribute__((packed));
 _Static_assert(sizeof(struct tcg2_event) == 4 + 14 + sizeof(ER_KEYTPM_CAP) - 1, "EFI_TCG2_EVENT is packed");
 
-static bool keytpm_submit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len)
-{
-	struct er_keytpm *t = ctx;
-	tcg2 *p = t->proto;
-	EFI_STATUS err;
-	UINT32 n;
-
-	*rsp_len = 0;
-	if (len < 10 || cap < 10 || len > 0xFFFF || (t->max_cmd && len > t->max_cmd))
-		return false;
-	if (cap > 0xFFFF)
-		cap = 0xFFFF;
-	er_memset(rsp, 0, 10);
-	err = p->SubmitCommand(p, (UINT32)len, (UINT8 *)cmd, (UINT32)cap, rsp);
-	if (EFI_ERROR(err)) {
-		if (!t->failed_logged)
-			log_error_status(err, L"TPM: EFI_TCG2_PROTOCOL.SubmitCommand failed");
-		t->failed_logged = TRUE;
-		return false;
-	}
-	n = (UINT32)rsp[2] << 24 | (UINT32)rsp[3] << 16 | (UINT32)rsp[4] << 8 | rsp[5];
-	if (n < 10 || n > cap) {
-		er_wipe(rsp, cap);
-		return false;
-	}
-	*rsp_len = n;
-	return true;
-}
-
-/* EFI_RNG_PROTOCOL XORed with RDRAND (either alone when only one is there) */
-static bool keytpm_random(void *ctx, uint8_t *buf, size_t n)
-{
-	UINT8 cpu[64];
-	(void)ctx;
-	while (n) {
-		UINTN k = n < sizeof(cpu) ? n : sizeof(cpu);
-		bool fw = !EFI_ERROR(er_rng_firmware(buf, k)), have_cpu = er_rng_cpu(cpu, k);
-		if (!fw && !have_cpu)
-			return false;
-		for (UINTN i = 0; i < k; i++)
-			buf[i] = fw ? (UINT8)(buf[i] ^ (have_cpu ? cpu[i] : 0)) : cpu[i];
-		buf += k;
-		n -= k;
-	}
-	er_wipe(cpu, sizeof(cpu));
-	return true;
-}
-
-EFI_STATUS er_keytpm_open(struct er_keytpm *t)
-{
-	EFI_GUID guid = TCG2_GUID;
-	tcg2 *p = NULL;
-	tcg2_caps caps;
-	EFI_STATUS err;
-
-	er_memset(t, 0, sizeof(*t));
-	err = BS->LocateProtocol(&guid, NULL, (void **)&p);
-	if (EFI_ERROR(err) || !p)
-		return EFI_NOT_FOUND;
-	er_memset(&caps, 0, sizeof(caps));
-	caps.Size = (UINT8)sizeof(caps);
-	err = p->GetCapability(p, &caps);
-	if (EFI_ERROR(err))
-		return log_error_status(err, L"TPM: EFI_TCG2_PROTOCOL.GetCapability failed");
-	if (!caps.TPMPresentFlag) {
-		log_info(L"TPM: EFI_TCG2_PROTOCOL says no TPM is present\n");
-		return EFI_NOT_READY;
-	}
-	t->proto = p;
-	t->max_cmd = caps.MaxCommandSize;
-	t->max_rsp = caps.MaxResponseSize;
-	t->io = (struct er_tpm_io){ t, keytpm_submit, keytpm_random };
-	return EFI_SUCCESS;
-}
-
-void er_keytpm_close(struct er_keytpm *t)
-{
-	er_memset(t, 0, sizeof(*t));
-}
-
-EFI_STATUS er_keytpm_cap(void *proto)
+EFI_STATUS er_keytpm_cap(struct er_tcg2 *t)
 {
 	static const char action[] = ER_KEYTPM_CAP;
-	tcg2 *p = proto;
+	ER_EFI_TCG2_PROTOCOL *p = t->proto;
 	struct tcg2_event ev;
 	EFI_STATUS err;
 

@@ -7,7 +7,7 @@
 #define EFIRESUME_EFI_SECBOOT_H
 
 #include "efi/efi.h"
-#include "tpm/unseal.h"          /* struct er_tpm_io */
+#include "efi/tcg2.h"
 
 /* The key of contract v2. A new name: a v1 efiresume (which pushed its key to whatever it
  * started) still signed and on the ESP reads only its own v1 variable, never this one. */
@@ -60,26 +60,12 @@ EFI_STATUS er_keyvar3_delete(UINT32 attr);
 /* ER_KEY_STORE_VAR set to which ("V3", "V2", "none"). */
 void er_keystore_note(const char *which);
 
-/* ---- the TPM for the hibernation key: EFI_TCG2_PROTOCOL (TCG EFI Protocol Specification
- * for TPM Family 2.0). SubmitCommand as a tpm/unseal.h transport, EFI_RNG_PROTOCOL mixed
- * with RDRAND as its randomness. The same as er_tcg2_open of the tcg2 branch: when both are
- * in one tree, er_keytpm_open and its transport go and loader/hibkey.c takes struct er_tcg2;
- * er_keytpm_cap stays (it needs only the protocol). */
-struct er_keytpm {
-	void *proto;                      /* EFI_TCG2_PROTOCOL */
-	UINT16 max_cmd, max_rsp;
-	struct er_tpm_io io;
-	BOOLEAN failed_logged;
-};
-/* EFI_NOT_FOUND (quietly) without EFI_TCG2_PROTOCOL; EFI_NOT_READY (logged) when it says no
- * TPM is present. io is usable on EFI_SUCCESS only. */
-EFI_STATUS er_keytpm_open(struct er_keytpm *t);
-void er_keytpm_close(struct er_keytpm *t);
-/* The cap: PCR 7 extended with the constant EV_EFI_ACTION event ER_KEYTPM_CAP (its digest
- * is the hash of the string, without a terminating zero; PC Client PFP 10.4.1), logged in
- * the TCG event log, through HashLogExtendEvent. proto: an EFI_TCG2_PROTOCOL. */
+/* The cap (loader/hibkey.c, after the key is sealed): PCR 7 extended with the constant
+ * EV_EFI_ACTION event ER_KEYTPM_CAP (its digest is the hash of the string, without a
+ * terminating zero; PC Client PFP 10.4.1), logged in the TCG event log, through the TPM's
+ * (er_tcg2_open) HashLogExtendEvent. */
 #define ER_KEYTPM_CAP "efiresume: hibernation key sealed"
-EFI_STATUS er_keytpm_cap(void *proto);
+EFI_STATUS er_keytpm_cap(struct er_tcg2 *t);
 
 /* The key protocol (EFIRESUME_KEY_PROTOCOL_GUID be983519-3afd-433d-90fb-7a58c1b94317), as
  * the firmware and the kernel's EFI stub see it. */

@@ -72,7 +72,7 @@ void er_hibkey_open(struct er_hibkey *k)
 	UINT32 attr = 0, attr3 = 0;
 	UINTN rec_len = 0;
 	bool with_cpu = false, tpm = false, sealed = false;
-	struct er_keytpm kt;
+	struct er_tcg2 kt;
 	EFI_STATUS err, err3;
 
 	er_memset(k, 0, sizeof(*k));
@@ -102,7 +102,7 @@ void er_hibkey_open(struct er_hibkey *k)
 	}
 	log_info(L"Secure Boot is on: images must be encrypted and authenticated with this machine's key (contract v2)\n");
 	/* the TPM, when there is one: it answers, has a SHA-256 PCR 7 and a storage key */
-	if (!EFI_ERROR(er_keytpm_open(&kt))) {
+	if (!EFI_ERROR(er_tcg2_open(&kt))) {
 		tpm = er_htpm_begin(&htpm, &kt.io) == ER_HTPM_OK;
 		if (!tpm)
 			log_warn(L"Secure Boot: the TPM cannot hold the hibernation key (%a): it is kept in plain, as without a TPM\n",
@@ -166,10 +166,10 @@ void er_hibkey_open(struct er_hibkey *k)
 	/* the cap: nothing that runs later in this boot (a fallback, a shell verified by an
 	 * authority already measured) finds PCR 7 at the value the key was sealed to. A constant
 	 * event: PCR 7 stays predictable (docs/secure-boot.md) */
-	if (kt.proto && !EFI_ERROR(er_keytpm_cap(kt.proto)))
+	if (kt.proto && !EFI_ERROR(er_keytpm_cap(&kt)))
 		log_info(L"Secure Boot: PCR 7 extended with \"%a\" (no later program of this boot can unseal the key)\n",
 			 ER_KEYTPM_CAP);
-	er_keytpm_close(&kt);
+	er_tcg2_close(&kt);
 	/* the firmware's own copy of the last key it carried (its variable buffer) */
 	er_keyvar_scrub();
 	if (!k->have_next) {
