@@ -128,7 +128,7 @@ $(foreach a,$(ARCHES),$(eval $(call efi_arch,$(a))))
 # ---------------------------------------------------------------- host side
 HOST_CFLAGS = $(WARN) -O2 -g -std=gnu11 -I. -DEFIRESUME_HOST
 SAN_FLAGS   = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-HOST_LIB_SRCS = $(LIB_SRCS) loader/config.c loader/location.c loader/select.c loader/commit.c loader/parallel.c loader/seen.c loader/plan.c loader/vgs.c loader/lanes.c loader/twins.c loader/kdfbudget.c loader/auth.c loader/tpmunlock.c
+HOST_LIB_SRCS = $(LIB_SRCS) loader/config.c loader/location.c loader/select.c loader/commit.c loader/parallel.c loader/seen.c loader/plan.c loader/vgs.c loader/lanes.c loader/twins.c loader/kdfbudget.c loader/auth.c loader/tpmunlock.c loader/hibkey_tpm.c
 HOST_LIB_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_LIB_SRCS))
 HOST_SAN_OBJS = $(patsubst %.c,$(BUILD)/host-san/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS   = $(wildcard tests/unit/test_*.c)
@@ -138,7 +138,7 @@ UNIT_LIBS   = -lcmocka -llzo2 -llz4 -lz -lcrypto -largon2 -lpthread
 TOOL_SRCS   = $(wildcard tools/*.c)
 TOOL_BINS   = $(patsubst tools/%.c,$(BUILD)/%,$(TOOL_SRCS))
 
-host: $(TOOL_BINS) $(UNIT_BINS)
+host: $(TOOL_BINS) $(UNIT_BINS) $(BUILD)/hibkey-tpm-driver
 
 $(BUILD)/host/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -156,6 +156,11 @@ $(BUILD)/unit/%: tests/unit/%.c $(HOST_SAN_OBJS) $(wildcard tests/unit/*.h)
 $(BUILD)/unit-O2/%: tests/unit/%.c $(HOST_LIB_OBJS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) $(UNIT_LIBS) -o $@
+
+# loader/hibkey_tpm.c against swtpm (tests/host/test-tpm-seal.sh), under ASan+UBSan
+$(BUILD)/hibkey-tpm-driver: tests/host/hibkey_tpm_driver.c $(HOST_SAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $(SAN_FLAGS) $< $(HOST_SAN_OBJS) $(UNIT_LIBS) -o $@
 
 $(BUILD)/seeds-check: tests/seeds/check-image.c tests/seeds/seeds.h $(HOST_LIB_OBJS)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB_OBJS) -o $@

@@ -69,6 +69,74 @@ BOOLEAN er_keyvar_v1_delete(void)
 	return !EFI_ERROR(er_set_variable(ER_KEY_VAR_V1, &er_vendor_guid, attr ? attr : ER_VAR_NV_BS, NULL, 0));
 }
 
+EFI_STATUS er_keyvar3_read(UINT8 *buf, UINTN cap, UINTN *n, UINT32 *attr)
+{
+	EFI_STATUS err;
+
+	*attr = 0;
+	*n = cap;
+	err = RT->GetVariable(ER_KEY_VAR_V3, (EFI_GUID *)&er_vendor_guid, attr, n, buf);
+	if (err == EFI_SUCCESS || err == EFI_NOT_FOUND)
+		return err;
+	*n = 0;
+	if (err == EFI_BUFFER_TOO_SMALL)
+		return EFI_BAD_BUFFER_SIZE;
+	return log_error_status(err, L"Secure Boot: cannot read %s", ER_KEY_VAR_V3);
+}
+
+EFI_STATUS er_keyvar3_write(const UINT8 *rec, UINTN n)
+{
+	return er_set_variable(ER_KEY_VAR_V3, &er_vendor_guid, ER_VAR_NV_BS, rec, n);
+}
+
+EFI_STATUS er_keyvar3_delete(UINT32 attr)
+{
+	return er_set_variable(ER_KEY_VAR_V3, &er_vendor_guid, attr ? attr : ER_VAR_NV_BS, NULL, 0);
+}
+
+void er_keystore_note(const char *which)
+{
+	/* volatile: RAM only, gone at the next reset */
+	RT->SetVariable(ER_KEY_STORE_VAR, (EFI_GUID *)&er_vendor_guid,
+			EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS, er_strnlen(which, 8),
+			(void *)which);
+}
+
+/* ---- the cap */
+#define EV_EFI_ACTION 0x80000007u
+
+/* EFI_TCG2_EVENT: packed (edk2 #pragma pack(1)) */
+struct tcg2_event {
+	UINT32 Size;
+	UINT32 HeaderSize;           /* sizeof(EFI_TCG2_EVENT_HEADER): 14 */
+	UINT16 HeaderVersion;        /* 1 */
+	UINT32 PCRIndex;
+	UINT32 EventType;
+	UINT8 Event[sizeof(ER_KEYTPM_CAP) - 1];
+} __attribute__((packed));
+_Static_assert(sizeof(struct tcg2_event) == 4 + 14 + sizeof(ER_KEYTPM_CAP) - 1, "EFI_TCG2_EVENT is packed");
+
+EFI_STATUS er_keytpm_cap(struct er_tcg2 *t)
+{
+	static const char action[] = ER_KEYTPM_CAP;
+	ER_EFI_TCG2_PROTOCOL *p = t->proto;
+	struct tcg2_event ev;
+	EFI_STATUS err;
+
+	if (!p)
+		return EFI_NOT_FOUND;
+	ev.Size = sizeof(ev);
+	ev.HeaderSize = 14;
+	ev.HeaderVersion = 1;
+	ev.PCRIndex = 7;
+	ev.EventType = EV_EFI_ACTION;
+	er_memcpy(ev.Event, action, sizeof(ev.Event));
+	err = p->HashLogExtendEvent(p, 0, (EFI_PHYSICAL_ADDRESS)(UINTN)action, sizeof(action) - 1, &ev);
+	if (EFI_ERROR(err))
+		return log_error_status(err, L"Secure Boot: cannot extend PCR 7 after sealing the hibernation key (HashLogExtendEvent)");
+	return EFI_SUCCESS;
+}
+
 static EFI_STATUS EFIAPI take_key(struct er_key_protocol_if *self, void *out)
 {
 	struct er_keyproto *p = (struct er_keyproto *)self;

@@ -7,11 +7,19 @@
 #define EFIRESUME_EFI_SECBOOT_H
 
 #include "efi/efi.h"
+#include "efi/tcg2.h"
 
 /* The key of contract v2. A new name: a v1 efiresume (which pushed its key to whatever it
  * started) still signed and on the ESP reads only its own v1 variable, never this one. */
 #define ER_KEY_VAR L"EfiresumeHibernationKeyV2"
 #define ER_KEY_VAR_V1 L"EfiresumeHibernationKey"
+/* The same key sealed to the TPM (loader/hibkey_tpm.h): the sealed-key record of
+ * tpm/seal.h, same GUID and attributes (NV|BS). */
+#define ER_KEY_VAR_V3 L"EfiresumeHibernationKeyV3"
+/* Which of the two holds this boot's key, for efiresume-install status: a volatile BS|RT
+ * variable (no flash write; informational only, efiresume never reads it back) holding
+ * "V3" (sealed to the TPM), "V2" (plain) or "none". */
+#define ER_KEY_STORE_VAR L"EfiresumeKeyStore"
 #define ER_VAR_NV_BS (EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS)
 #define ER_KEYVAR_LEN 32u
 
@@ -40,6 +48,24 @@ BOOLEAN er_keyvar_v1_delete(void);
  * which the OS keeps and efiresume's wipes do not reach; a SetVariable that deletes an absent
  * variable whose name is longer than any key call's name and data overwrites that span. */
 void er_keyvar_scrub(void);
+
+/* EfiresumeHibernationKeyV3: EFI_SUCCESS with its n bytes in buf (cap) and its attributes
+ * in *attr; EFI_NOT_FOUND; EFI_BAD_BUFFER_SIZE when it is larger than cap (*attr set);
+ * other errors logged. */
+EFI_STATUS er_keyvar3_read(UINT8 *buf, UINTN cap, UINTN *n, UINT32 *attr);
+/* Written NV|BS (replacing whatever is there). */
+EFI_STATUS er_keyvar3_write(const UINT8 *rec, UINTN n);
+/* Deleted (attr as for er_keyvar_delete). Absent is success. */
+EFI_STATUS er_keyvar3_delete(UINT32 attr);
+/* ER_KEY_STORE_VAR set to which ("V3", "V2", "none"). */
+void er_keystore_note(const char *which);
+
+/* The cap (loader/hibkey.c, after the key is sealed): PCR 7 extended with the constant
+ * EV_EFI_ACTION event ER_KEYTPM_CAP (its digest is the hash of the string, without a
+ * terminating zero; PC Client PFP 10.4.1), logged in the TCG event log, through the TPM's
+ * (er_tcg2_open) HashLogExtendEvent. */
+#define ER_KEYTPM_CAP "efiresume: hibernation key sealed"
+EFI_STATUS er_keytpm_cap(struct er_tcg2 *t);
 
 /* The key protocol (EFIRESUME_KEY_PROTOCOL_GUID be983519-3afd-433d-90fb-7a58c1b94317), as
  * the firmware and the kernel's EFI stub see it. */

@@ -2,10 +2,14 @@
 /* Secure Boot hibernation: the key policy (contract v2, kernel-patch/6.12/README).
  *
  * One object per boot, owned by er_loader_main (opened first, closed last):
- *   open     under Secure Boot: the previous boot's key read from EfiresumeHibernationKeyV2
- *            (it verifies and decrypts this boot's image, nothing else), a fresh key made
- *            and stored in its place before anything can use it; with Secure Boot off, a
- *            key variable found is deleted
+ *   open     under Secure Boot: the previous boot's key, unsealed by the TPM from
+ *            EfiresumeHibernationKeyV3 (loader/hibkey_tpm.h: PCR 7 as at efiresume's start)
+ *            or read from EfiresumeHibernationKeyV2 (plain: no usable TPM, or an older
+ *            efiresume wrote it); it verifies and decrypts this boot's image, nothing else. A
+ *            fresh key made and stored in its place before anything can use it: sealed to
+ *            the TPM in V3 (V2 deleted) when the TPM can, else in V2 (V3 deleted); then PCR 7
+ *            is capped (extended with a constant event) so that nothing later in this boot
+ *            can unseal either. With Secure Boot off, a key variable found is deleted
  *   image    the previous key and its id, for the resume (none when the rotation failed:
  *            the resume is refused, the image kept)
  *   page     the fresh key as a key table, for the resumed kernel's key page
@@ -29,6 +33,7 @@ struct er_hibkey {
 	UINT8 next[ER_KEY_LEN];
 	const char *no_prev;            /* why there is no previous key (for the refusal line) */
 	bool taken;                  /* the protocol handed next out */
+	const char *store;           /* where next is: "V3" (sealed to the TPM), "V2" (plain), "none" */
 	struct er_keyproto proto;
 };
 

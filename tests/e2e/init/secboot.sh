@@ -12,7 +12,10 @@ sb=$(tail -c 1 $ev/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c 2>/dev/null |
 mount -t securityfs none /sys/kernel/security 2>/dev/null
 say "secureboot=$sb lockdown=$(cat /sys/kernel/security/lockdown 2>/dev/null || echo unknown)"
 say "efivars readable: $(ls $ev | wc -l) variables"
-say "efiresume variables visible: [$(ls $ev | grep -i '338ebdff-5bf8-4971-8760-45caada2d435' | tr '\n' ' ')]"
+# the key variables must not be visible; EfiresumeKeyStore (volatile, BS|RT) only says which holds
+# the key ("V3": sealed to the TPM, "V2": plain, "none") and is shown on a line of its own
+say "efiresume variables visible: [$(ls $ev | grep -i '338ebdff-5bf8-4971-8760-45caada2d435' | grep -v '^EfiresumeKeyStore-' | tr '\n' ' ')]"
+say "efiresume key store: [$(tail -c +5 $ev/EfiresumeKeyStore-338ebdff-5bf8-4971-8760-45caada2d435 2>/dev/null)]"
 # efiresume_try_hibernate=1: the baseline of an unpatched kernel (secboot.sh baseline*):
 # what /sys/power offers, then a real attempt to hibernate to the swap partition
 if [ "$(arg efiresume_try_hibernate)" = 1 ]; then
