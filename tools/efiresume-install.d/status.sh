@@ -37,7 +37,7 @@ cmd_status() {
 status_gather() {
 	local -n sg=$1
 	local sbm arch= f pkgbin e order n i err
-	local -A lo
+	local -A lo nm
 	sbm=$(state_get secure-boot)
 	sg[sbm]=$sbm
 	if [ -d "$SYSFS/firmware/efi" ]; then
@@ -57,9 +57,8 @@ status_gather() {
 		sg[esp_error]=${err#"$PROG: error: "}
 	fi
 	sg[esp]=$ESP sg[esp_dev]=$ESP_DEV sg[esp_partuuid]=$ESP_PARTUUID
-	ARCH=${arch:-x64}
-	sb_names "$sbm"
-	f=${ESP:+$ESP/EFI/efiresume/$SB_BIN}
+	sb_names "$sbm" "${arch:-x64}" nm
+	f=${ESP:+$ESP/EFI/efiresume/${nm[bin]}}
 	if [ -n "$f" ] && [ -e "$f" ]; then
 		sg[installed]=1 sg[binary]=$f
 		pkgbin=$LIBDIR/efiresume-${arch:-x64}.efi
@@ -79,7 +78,7 @@ status_gather() {
 		fi
 	fi
 	if [ -n "$sbm" ] && [ -n "$f" ]; then
-		sg[sb_text]=$(sb_status_lines "$sbm" "$f")
+		sg[sb_text]=$(sb_status_lines "$sbm" "$f" "${arch:-x64}")
 	fi
 	if [ -d "$EFIVARS" ]; then
 		sg[efivars]=1
