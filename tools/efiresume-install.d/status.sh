@@ -33,7 +33,9 @@ cmd_status() {
 # (1|""), current (1|""), ver (text), sb_text (the Secure Boot lines), efivars (1|""),
 # current_entry, next, order, entries (numbers), e:N:desc, e:N:path, e:N:partguid, e:N:pos,
 # location, conf (1|""), fallback, timeout, swaps (count), sw:I:path, sw:I:type, sw:I:uuid,
-# sw:I:offset, sw:I:image, swap_text (the lines of the Swap: section), rdev, roff.
+# sw:I:offset, sw:I:image, sw:I:key, sw:I:stack:* (its device stack, stack_walk), sw:I:locs,
+# sw:I:loc:K:* (the location variables naming it, location_lines), swap_text (the lines of
+# the Swap: section), rdev, roff.
 status_gather() {
 	local -n sg=$1
 	local sbm arch= f pkgbin e order n i err
@@ -102,15 +104,9 @@ status_gather() {
 		sg[fallback]=$(conf_get "${f%/*}/efiresume.conf" fallback)
 		sg[timeout]=$(conf_get "${f%/*}/efiresume.conf" timeout)
 	fi
-	# the Swap: section, written in this shell (it fills SW_*) to a file, then kept
-	local SW_LABEL=() SW_UUID=() SW_OFF=() SW_KEY=() SW_TYPE=() SW_IMAGE=()
-	status_swaps >"$WORKDIR/swap.txt"
+	# the Swap: section, written in this shell (it fills the sw:* keys) to a file, then kept
+	status_swaps "$1" >"$WORKDIR/swap.txt"
 	sg[swap_text]=$(cat "$WORKDIR/swap.txt")
-	sg[swaps]=${#SW_LABEL[@]}
-	for i in "${!SW_LABEL[@]}"; do
-		sg[sw:$i:path]=${SW_LABEL[$i]} sg[sw:$i:type]=${SW_TYPE[$i]:-} sg[sw:$i:uuid]=${SW_UUID[$i]}
-		sg[sw:$i:offset]=${SW_OFF[$i]} sg[sw:$i:image]=${SW_IMAGE[$i]:-}
-	done
 	sg[rdev]=$(cat "$SYSFS/power/resume" 2>/dev/null)
 	sg[roff]=$(cat "$SYSFS/power/resume_offset" 2>/dev/null)
 	return 0
@@ -244,19 +240,24 @@ status_json() {
 	printf '%s\n' "$o"
 }
 
-# status_swaps: the lines of the Swap: section; appends to the caller's SW_LABEL, SW_UUID,
-# SW_OFF, SW_KEY, SW_TYPE, SW_IMAGE (run it in the caller's shell, not in $(...))
+# status_swaps ARRAY: the lines of the Swap: section; fills the status array ARRAY's [swaps]
+# and sw:* keys (status_gather; run it in the caller's shell, not in $(...))
 status_swaps() {
+	local -n ss=$1
 	# swap (issue 16): every active swap, inspected, with the device stack under it (a swap
 	# file: its filesystem, the stack under that and its resume offset); the resume device;
 	# swap marked swsuspend; the location variables and whether they name one of those swaps
-	local seen=" " raw typ path dev mm u rdev roff i hit n=0 v STACK_LUKS=
+	local seen=" " raw typ path dev mm u rdev roff i hit n=0 v
+	ss[swaps]=0
 	while read -r raw typ _; do
 		[ -n "$raw" ] || continue
 		path=$(unesc "$raw")
 		n=$((n + 1))
+		i=${ss[swaps]}
+		ss[sw:$i:stack:n]=0 ss[sw:$i:locs]=0
 		if [ "$typ" = file ]; then
-			swapfile_lines "$raw" "$path"
+			swapfile_lines "$raw" "$path" "$1" "$i"
+			ss[swaps]=$n
 			continue
 		fi
 		seen="$seen$path "
@@ -266,12 +267,14 @@ status_swaps() {
 		u=$(id_of "" "$path" uuid)
 		echo "    swap area UUID ${u:-unknown}"
 		if [ -n "$mm" ]; then
-			stack_lines "$mm" "    " ""
+			stack_walk "$1" "sw:$i:stack" "$mm" ""
+			stack_print "$1" "sw:$i:stack" "    "
 		else
 			echo "    $path: not in $SYSFS/class/block"
 		fi
-		SW_LABEL+=("$path") SW_UUID+=("$u") SW_OFF+=(0) SW_KEY+=("${mm:-?}@0") SW_TYPE+=(partition)
-		SW_IMAGE+=("${v#"  $path (active swap): "}")
+		ss[sw:$i:path]=$path ss[sw:$i:type]=partition ss[sw:$i:uuid]=$u ss[sw:$i:offset]=0 ss[sw:$i:key]="${mm:-?}@0"
+		ss[sw:$i:image]=${v#"  $path (active swap): "}
+		ss[swaps]=$n
 	done < <(tail -n +2 "$PROCFS/swaps" 2>/dev/null)
 	rdev=$(cat "$SYSFS/power/resume" 2>/dev/null)
 	roff=$(cat "$SYSFS/power/resume_offset" 2>/dev/null)
@@ -280,8 +283,8 @@ status_swaps() {
 	else
 		dev=$(dev_of "$rdev")
 		hit=
-		for i in "${!SW_KEY[@]}"; do
-			[ "${SW_KEY[$i]}" = "$rdev@${roff:-0}" ] && hit=${SW_LABEL[$i]}
+		for ((i = 0; i < ss[swaps]; i++)); do
+			[ "${ss[sw:$i:key]}" = "$rdev@${roff:-0}" ] && hit=${ss[sw:$i:path]}
 		done
 		if [ -n "$hit" ]; then
 			echo "  resume device ($SYSFS/power/resume): $rdev${roff:+, offset $roff}: $hit, above"
@@ -310,8 +313,8 @@ status_swaps() {
 	done < <(blkid -t TYPE=swsuspend -o device 2>/dev/null)
 	[ "$n" -gt 0 ] || echo "  none: hibernation needs swap"
 	if [ -d "$EFIVARS" ]; then
-		location_lines HibernateLocation "$SYSTEMD_GUID" utf16 "systemd, decoded"
-		location_lines EfiresumeLocation "$ER_GUID" utf8 "efiresume's sleep hook"
+		location_lines HibernateLocation "$SYSTEMD_GUID" utf16 "systemd, decoded" "$1"
+		location_lines EfiresumeLocation "$ER_GUID" utf8 "efiresume's sleep hook" "$1"
 	fi
 	return 0
 }
