@@ -227,7 +227,7 @@ status_json() {
 	o+="$i1\"swaps\":${sp}["
 	for ((i = 0; i < ${sj[swaps]:-0}; i++)); do
 		[ "$i" = 0 ] || o+=","
-		o+="$nl$i2{$nl$i3\"path\":$sp$(json_s "${sj[sw:$i:path]}"),$nl$i3\"type\":$sp$(json_sn "${sj[sw:$i:type]}"),$nl$i3\"uuid\":$sp$(json_sn "${sj[sw:$i:uuid]}"),$nl$i3\"offset\":$sp$(json_n "${sj[sw:$i:offset]}"),$nl$i3\"image\":$sp$(json_s "${sj[sw:$i:image]}")$nl$i2}"
+		o+="$nl$i2{$nl$i3\"path\":$sp$(json_s "${sj[sw:$i:path]}"),$nl$i3\"type\":$sp$(json_sn "${sj[sw:$i:type]}"),$nl$i3\"uuid\":$sp$(json_sn "${sj[sw:$i:uuid]}"),$nl$i3\"offset\":$sp$(json_n "${sj[sw:$i:offset]}"),$nl$i3\"image\":$sp$(json_s "${sj[sw:$i:image]}")$(status_json_swap "$1" "$i" "$2")$nl$i2}"
 	done
 	[ "${sj[swaps]:-0}" = 0 ] || o+="$nl$i1"
 	o+="],$nl"
@@ -238,6 +238,39 @@ status_json() {
 	fi
 	o+="}"
 	printf '%s\n' "$o"
+}
+
+# status_json_swap ARRAY I pretty|short: the members of swap I after "image": "stack" (the
+# device stack, stack_walk: a swap file's own layer first, then the filesystem's device and
+# what it is on) and "locations" (the location variables naming it, location_lines), each
+# layer and each variable one object (on one line when pretty)
+status_json_swap() {
+	local -n sjs=$1
+	local nl=$'\n' i3='      ' i4='        ' sp=' ' p=sw:$2 o k x a
+	if [ "$3" = short ]; then nl= i3= i4= sp=; fi
+	o=",$nl$i3\"stack\":$sp["
+	for ((k = 0; k < ${sjs[$p:stack:n]:-0}; k++)); do
+		x=$p:stack:$k
+		[ "$k" = 0 ] || o+=","
+		o+="$nl$i4{\"type\":$sp$(json_s "${sjs[$x:type]}"),$sp\"device\":$sp$(json_sn "${sjs[$x:device]}"),$sp\"majMin\":$sp$(json_sn "${sjs[$x:devnum]}")"
+		o+=",$sp\"uuid\":$sp$(json_sn "${sjs[$x:uuid]}"),$sp\"name\":$sp$(json_sn "${sjs[$x:name]}"),$sp\"depth\":$sp$(json_n "${sjs[$x:depth]}")"
+		if [ "${sjs[$x:type]}" = file ]; then
+			o+=",$sp\"filesystem\":$sp$(json_sn "${sjs[$x:filesystem]}"),$sp\"mountPoint\":$sp$(json_sn "${sjs[$x:mount]}"),$sp\"offset\":$sp$(json_n "${sjs[$x:offset]}")"
+		fi
+		o+="}"
+	done
+	[ "${sjs[$p:stack:n]:-0}" = 0 ] || o+="$nl$i3"
+	o+="],$nl$i3\"locations\":$sp["
+	for ((k = 0; k < ${sjs[$p:locs]:-0}; k++)); do
+		x=$p:loc:$k
+		[ "$k" = 0 ] || o+=","
+		case ${sjs[$x:agrees]} in 1) a=true ;; 0) a=false ;; *) a=null ;; esac
+		o+="$nl$i4{\"variable\":$sp$(json_s "${sjs[$x:variable]}"),$sp\"uuid\":$sp$(json_sn "${sjs[$x:uuid]}"),$sp\"offset\":$sp$(json_n "${sjs[$x:offset]}")"
+		o+=",$sp\"kernelVersion\":$sp$(json_sn "${sjs[$x:kernel]}"),$sp\"agrees\":$sp$a}"
+	done
+	[ "${sjs[$p:locs]:-0}" = 0 ] || o+="$nl$i3"
+	o+="]"
+	printf '%s' "$o"
 }
 
 # status_swaps ARRAY: the lines of the Swap: section; fills the status array ARRAY's [swaps]
