@@ -1291,6 +1291,12 @@ echo 254:2 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
 # ---------------------------------------------------------------- LVM and LUKS under the resume device (issue 11)
 # the hook's EfiresumeLocation as the loader reads it: KEY of the oracle's output
 hl() { "$ORACLE" hibloc "$loc" | sed -n "s/^$1=//p"; }
+# dmswap N [UUID]: a swap area on dm-N (mkswap, with UUID when given), /sys/power/resume naming it
+dmswap() {
+	truncate -s 8M "$M/dev/dm-$1"
+	mkswap ${2:+-U "$2"} "$M/dev/dm-$1" >/dev/null 2>&1
+	echo "253:$1" >"$M/sys/power/resume"
+}
 # dmsetup splitname (libdevmapper) as the oracle for an LV's dm name: "vg/lv"
 splitname() { dmsetup splitname --noheadings --separator / -- "$1" LVM | sed 's,/$,,'; }
 LVMU=LVM-Xq3V9yWbqk0c5z0pT2mGk1hR7sN4uE8dAa0Bb1Cc2Dd3Ee4Ff5Gg6Hh7Ii8Jj9Kk   # 4 + 64
@@ -1303,9 +1309,7 @@ check "cryptsetup made a LUKS2 and a LUKS1 header" "${#LUKS2}:${#LUKS1}" 36:36
 
 # an LV on a partition: "lv" only
 mkdm 0 debian--vg-swap--1 "${LVMU}" vda3
-truncate -s 8M "$M/dev/dm-0"
-mkswap -U 1a2b3c4d-0000-4000-8000-00000000d0d0 "$M/dev/dm-0" >/dev/null 2>&1
-echo 253:0 >"$M/sys/power/resume"
+dmswap 0 1a2b3c4d-0000-4000-8000-00000000d0d0
 runhook pre hibernate >/dev/null 2>&1
 check "hook, LV on a partition: uuid = blkid's of the LV" "$(hl uuid)" "$(blkid -o value -s UUID "$M/dev/dm-0")"
 check "hook, LV on a partition: lv = dmsetup splitname's vg/lv" "$(hl lv)" "$(splitname debian--vg-swap--1)"
@@ -1329,9 +1333,7 @@ rmdm
 # an LV inside a LUKS2 container (Debian's "guided, encrypted LVM"): "luks" and "lv"
 mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
 mkdm 1 vg0-swap_1 "${LVMU}" dm-0
-truncate -s 8M "$M/dev/dm-1"
-mkswap -U 3c4d5e6f-0000-4000-8000-00000000a1a1 "$M/dev/dm-1" >/dev/null 2>&1
-echo 253:1 >"$M/sys/power/resume"
+dmswap 1 3c4d5e6f-0000-4000-8000-00000000a1a1
 runhook pre hibernate >/dev/null 2>&1
 check "hook, LV in LUKS2: uuid" "$(hl uuid)" 3c4d5e6f-0000-4000-8000-00000000a1a1
 check "hook, LV in LUKS2: lv = dmsetup splitname's" "$(hl lv)" "$(splitname vg0-swap_1)"
@@ -1343,9 +1345,7 @@ rmdm
 
 # swap directly inside LUKS1: "luks" only
 mkdm 0 cryptswap "CRYPT-LUKS1-${LUKS1//-/}-cryptswap" vda3
-truncate -s 8M "$M/dev/dm-0"
-mkswap -U 4d5e6f70-0000-4000-8000-00000000b2b2 "$M/dev/dm-0" >/dev/null 2>&1
-echo 253:0 >"$M/sys/power/resume"
+dmswap 0 4d5e6f70-0000-4000-8000-00000000b2b2
 runhook pre hibernate >/dev/null 2>&1
 check "hook, swap in LUKS1: uuid" "$(hl uuid)" 4d5e6f70-0000-4000-8000-00000000b2b2
 check "hook, swap in LUKS1: luks = cryptsetup luksUUID of the header" "$(hl luks)" "$LUKS1"
@@ -1364,9 +1364,7 @@ for c in "cryptswap CRYPT-PLAIN-cryptswap :" "vg0-swap-cow ${LVMU}-cow :" "vg0-s
 	set -- $c
 	mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
 	mkdm 1 "$1" "$2" dm-0
-	truncate -s 8M "$M/dev/dm-1"
-	mkswap "$M/dev/dm-1" >/dev/null 2>&1
-	echo 253:1 >"$M/sys/power/resume"
+	dmswap 1
 	out=$(runhook pre hibernate 2>&1)
 	[ "$1" = swap ] && out_swap=$out
 	check "hook, dm $1 ($2): luks:lv" "$(hl luks):$(hl lv)" "$3"
@@ -1377,9 +1375,7 @@ done
 has "hook: says why a dm name gives no lv" "$out_swap" "device-mapper name 'swap' is not <vg>-<lv>"
 mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
 mkdm 1 vg0-swap "${LVMU}" dm-0 vda1
-truncate -s 8M "$M/dev/dm-1"
-mkswap "$M/dev/dm-1" >/dev/null 2>&1
-echo 253:1 >"$M/sys/power/resume"
+dmswap 1
 runhook pre hibernate >/dev/null 2>&1
 check "hook, LV on two PVs: lv, no luks" "$(hl lv):$(hl luks)" "vg0/swap:"
 runhook post hibernate >/dev/null 2>&1
