@@ -33,9 +33,7 @@ cmd_status() {
 # (1|""), current (1|""), ver (text), sb_text (the Secure Boot lines), efivars (1|""),
 # current_entry, next, order, entries (numbers), e:N:desc, e:N:path, e:N:partguid, e:N:pos,
 # location, conf (1|""), fallback, timeout, swaps (count), sw:I:path, sw:I:type, sw:I:uuid,
-# sw:I:offset, sw:I:image, sw:I:key, sw:I:stack:* (its device stack, stack_walk), sw:I:locs,
-# sw:I:loc:K:* (the location variables naming it, location_lines), swap_text (the lines of
-# the Swap: section), rdev, roff.
+# sw:I:offset, sw:I:image, swap_text (the lines of the Swap: section), rdev, roff.
 status_gather() {
 	local -n sg=$1
 	local sbm arch= f pkgbin e order n i err
@@ -274,7 +272,10 @@ status_json_swap() {
 }
 
 # status_swaps ARRAY: the lines of the Swap: section; fills the status array ARRAY's [swaps]
-# and sw:* keys (status_gather; run it in the caller's shell, not in $(...))
+# and sw:* keys (status_gather; run it in the caller's shell, not in $(...)): for swap I
+# sw:I:path, type, uuid, offset, image, key (MAJ:MIN@offset), its device stack sw:I:stack:*
+# (stack_walk) and the location variables naming it, sw:I:locs and sw:I:loc:K:*
+# (location_lines)
 status_swaps() {
 	local -n ss=$1
 	# swap (issue 16): every active swap, inspected, with the device stack under it (a swap
