@@ -7,7 +7,7 @@
 # the same bytes and exit with the same status. Inputs: load options made by libefiboot
 # (efi_loadopt_create with efidp_make_hd/efidp_make_file/efidp_make_vendor, and the
 # optional data efibootmgr writes with and without -u), the installer tests' fixture
-# variables (test-install.sh's mkopt.pl, esl.pl, hibloc, EfiresumeLocation), hand-made
+# variables (tests/host/mkopt.pl and esl.pl, test-install.sh's hibloc, EfiresumeLocation), hand-made
 # malformed ones, prefixes of all of these (EFV_PREFIXES of each, default 4, and the
 # last two lengths) and seeded random mutants (EFV_MUTANTS of each, default 4); db
 # variables with real certificates (openssl); shim's .vendor_cert
@@ -336,18 +336,8 @@ w("opt-high-ascii", opt(u("d") + b"\0\0", end, b"caf\xe9"))
 w("desc-high", opt(u("\u00ff\u0100\u07ff\u0800\uffff\x7f") + b"\0\0", end))
 EOF2
 
-# db variables: EFI_SIGNATURE_LISTs of real certificates (test-install.sh's esl.pl, copied)
-cat >"$W/esl.pl" <<'EOF2'
-my ($out, $attr, @ders) = @ARGV;
-sub guid { my @g = split /-/, shift; pack("V v v", hex $g[0], hex $g[1], hex $g[2]) . pack("H4", $g[3]) . pack("H12", $g[4]); }
-my $d = pack("V", $attr);
-for my $f (@ders) {
-	open my $fh, "<:raw", $f or die "$f: $!"; local $/; my $c = <$fh>; close $fh;
-	my $ss = 16 + length $c;
-	$d .= guid("a5c059a1-94e4-4aa7-87b5-ab155c2bf072") . pack("V V V", 28 + $ss, 0, $ss) . guid("11111111-2222-3333-4444-555555555555") . $c;
-}
-open my $o, ">:raw", $out or die; print $o $d; close $o;
-EOF2
+# db variables: EFI_SIGNATURE_LISTs of real certificates (tests/host/esl.pl, as test-install.sh)
+cp "$TOP/tests/host/esl.pl" "$W/esl.pl"
 for i in 1 2 3; do
 	openssl req -new -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 -subj "/CN=efivar-test-$i" \
 		-keyout "$W/k$i.key" -outform DER -out "$W/c$i.der" >/dev/null 2>&1 || fail "openssl: no certificate $i"

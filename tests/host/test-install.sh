@@ -29,6 +29,9 @@ check() { if [ "$2" = "$3" ]; then ok "$1 ($2)"; else fail "$1: got '$2', want '
 # with SIGPIPE and turn a match into a failure)
 has() { if grep -qF -- "$3" <<<"$2"; then ok "$1"; else fail "$1: no '$3' in: $2"; fi; }
 finish() { echo "$passes passed, $fails failed"; [ "$fails" = 0 ]; exit $?; }
+# jq_ EXPR: the python expression EXPR on the JSON object on stdin (d; python3's json parser
+# is the oracle)
+jq_() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 
 W=$(mktemp -d /tmp/efiresume-install-test.XXXXXX)
 MOUNTS=()
@@ -251,17 +254,8 @@ rmdm() { rm -rf "$M"/sys/devices/virtual/block/dm-* "$M"/sys/class/block/dm-* "$
 # with the package binary (signature and PE checksum taken off), efibootmgr -v, mokutil
 # --list-new/--test-key, the state file. EFIRESUME_TEST_ONLY=secure-boot runs only this.
 # esl FILE ATTR DER...: an EFI variable file of one EFI_SIGNATURE_LIST (X.509) per certificate
-cat >"$W/esl.pl" <<'EOF2'
-my ($out, $attr, @ders) = @ARGV;
-sub guid { my @g = split /-/, shift; pack("V v v", hex $g[0], hex $g[1], hex $g[2]) . pack("H4", $g[3]) . pack("H12", $g[4]); }
-my $d = pack("V", $attr);
-for my $f (@ders) {
-	open my $fh, "<:raw", $f or die "$f: $!"; local $/; my $c = <$fh>; close $fh;
-	my $ss = 16 + length $c;
-	$d .= guid("a5c059a1-94e4-4aa7-87b5-ab155c2bf072") . pack("V V V", 28 + $ss, 0, $ss) . guid("11111111-2222-3333-4444-555555555555") . $c;
-}
-open my $o, ">:raw", $out or die; print $o $d; close $o;
-EOF2
+# (tests/host/esl.pl)
+cp "$TOP/tests/host/esl.pl" "$W/esl.pl"
 esl() { perl "$W/esl.pl" "$@"; }
 # same_image SIGNED UNSIGNED: the signed file is UNSIGNED plus a signature (sbattach --remove,
 # then the PE checksum zeroed in both and the padding sbsign adds cut off)
@@ -738,7 +732,6 @@ esp_tests() {
 # one JSON object (python3's json parser is the oracle), its members in the documented order
 status_json_tests() {
 	local out rc j keys
-	jq_() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 	machine 64
 	"$TOOL" install >/dev/null 2>&1
 	out=$("$TOOL" status --json 2>/dev/null); rc=$?
@@ -762,6 +755,12 @@ status_json_tests() {
 	check "status --json: config (the loader's reading)" "$(jq_ '(d["config"]["fallback"], d["config"]["timeout"])' <<<"$out")" "('$(conf fallback | sed 's/\\/\\\\/g')', $(conf timeout))"
 	check "status --json: the swap partition" "$(jq_ '[(x["path"], x["type"], x["uuid"], x["offset"], x["image"]) for x in d["swaps"]]' <<<"$out")" \
 		"[('$M/dev/vda2', 'partition', '5b3a0c9e-1111-4222-8333-944455556666', 0, 'no image')]"
+	check "status --json: a swap's members, in order" "$(jq_ '" ".join(d["swaps"][0].keys())' <<<"$out")" \
+		"path type uuid offset image stack locations"
+	check "status --json: the swap partition's stack: the partition, its PARTUUID (udev's link)" \
+		"$(jq_ '[(l["type"], l["device"], l["majMin"], l["uuid"], l["name"], l["depth"]) for l in d["swaps"][0]["stack"]]' <<<"$out")" \
+		"[('partition', '$M/dev/vda2', '254:2', '$(basename "$(find "$M/dev/disk/by-partuuid" -lname '*vda2')")', None, 0)]"
+	check "status --json: no location variable: no locations" "$(jq_ 'd["swaps"][0]["locations"]' <<<"$out")" "[]"
 	check "status --json: resumeDevice" "$(jq_ 'd["resumeDevice"]' <<<"$out")" "{'device': '254:2', 'offset': 0}"
 	check "status --json=short: one line, the same object" \
 		"$("$TOOL" status --json=short 2>/dev/null | wc -l):$("$TOOL" status --json=short 2>/dev/null | jq_ 'd')" "1:$(jq_ 'd' <<<"$out")"
@@ -826,6 +825,10 @@ EOF2
 chmod +x "$STUB/filefrag" "$STUB/btrfs"
 echo 4096 >"$STUB/filefrag.bs"; echo 3000 >"$STUB/filefrag.phys"
 sst() { PATH="$STUB:$PATH" "$TOOL" status 2>&1; }
+sjs() { PATH="$STUB:$PATH" "$TOOL" status --json 2>/dev/null; }
+# the layers of swap $1 (0) in status --json, and the location variables naming it
+layers() { jq_ '[(l["type"], l["device"], l["uuid"], l["name"], l["depth"], l.get("filesystem"), l.get("mountPoint"), l.get("offset")) for l in d["swaps"]['"${1:-0}"']["stack"]]'; }
+locs() { jq_ '[(x["variable"], x["uuid"], x["offset"], x["kernelVersion"], x["agrees"]) for x in d["swaps"]['"${1:-0}"']["locations"]]'; }
 hibloc() { # JSON: systemd's HibernateLocation as it writes it (UTF-16LE, final NUL, NV|BS|RT)
 	perl -CSA -e 'open my $fh, ">:raw", $ARGV[0] or die; print $fh pack("V", 7), map { pack("v*", unpack("n*", $_)) } (do { my $s = $ARGV[1] . "\0"; require Encode; Encode::encode("UTF-16BE", $s) })' \
 		"$V/HibernateLocation-8cf2644b-4b0b-428f-9387-6d876050dc67" "$1"
@@ -866,6 +869,9 @@ has "status, Debian 13 swap file: the stack under the filesystem" "$out" "    fi
 has "status, Debian 13 swap file: the efiresume.conf equivalent" "$out" "\"resume UUID=$FSU\" and \"resume-offset 3000\" in efiresume.conf"
 has "status, Debian 13 swap file: /sys/power/resume not set, said" "$out" "resume device ($M/sys/power/resume): not set"
 lacks "status, Debian 13 swap file: no HibernateLocation line without the variable" "$out" "HibernateLocation (systemd"
+check "status --json, Debian 13 swap file: the file (filesystem, mount, offset), then the partition under it" "$(sjs | layers)" \
+	"[('file', '$M/dev/vda3', '$FSU', None, 0, 'ext4', '/', 3000), ('partition', '$M/dev/vda3', '$P3', None, 1, None, None, None)]"
+check "status --json, Debian 13 swap file: no locations" "$(sjs | locs)" "[]"
 check "status, not installed: the Installed line (the ESP named once)" "$(printf '%s\n' "$out" | grep '^Installed:')" "Installed:    no (nothing in $ESP/EFI/efiresume)"
 # an image at that page: swsusp-inspect's verdict for exactly that page
 printf 'S1SUSPEND\0' | dd of="$M/dev/vda3" bs=1 seek=$((3000 * 4096 + 4086)) conv=notrunc status=none
@@ -886,12 +892,16 @@ has "status, HibernateLocation: decoded from UTF-16LE (a surrogate pair too)" "$
 	"  HibernateLocation (systemd, decoded): {\"uuid\":\"$FSU\",\"offset\":3000,\"kernelVersion\":\"6.12.57+deb13-amd64\",\"osReleaseId\":\"débian 😀\"}"
 has "status, HibernateLocation naming the swap file: agrees" "$out" "    agrees with /swapfile (UUID $FSU, offset 3000)"
 has "status, HibernateLocation of another kernel: said" "$out" "    written by kernel 6.12.57+deb13-amd64; this one is $(uname -r)"
+check "status --json, HibernateLocation naming the swap file: decoded, agrees" "$(sjs | locs)" \
+	"[('HibernateLocation', '$FSU', 3000, '6.12.57+deb13-amd64', True)]"
 hibloc '{"uuid":"'$FSU'","offset":3001,"kernelVersion":"'"$(uname -r)"'"}'
 out=$(sst)
 has "status, HibernateLocation, other offset: does not agree" "$out" "    does not agree: UUID $FSU is /swapfile at offset 3000, not at offset 3001"
 lacks "status, HibernateLocation of this kernel: no kernel line" "$out" "written by kernel"
+check "status --json, HibernateLocation, other offset: does not agree" "$(sjs | locs)" "[('HibernateLocation', '$FSU', 3001, '$(uname -r)', False)]"
 hibloc '{"uuid":"11111111-2222-4333-8444-555555555555","offset":3000,"kernelVersion":"x"}'
 has "status, HibernateLocation, unknown UUID: does not agree" "$(sst)" "    does not agree: no active swap has UUID 11111111-2222-4333-8444-555555555555"
+check "status --json, HibernateLocation, unknown UUID: in no swap's locations" "$(sjs | locs)" "[]"
 # efiresume's own variable (UTF-8, written by the hook) and /sys/power/resume as systemd-sleep
 # writes them at hibernation: both name the swap file above
 printf '\007\000\000\000{"uuid":"%s","offset":3000,"device":"254:3","kernelVersion":"%s"}' "$FSU" "$(uname -r)" >"$V/EfiresumeLocation-$ERG"
@@ -901,6 +911,11 @@ has "status, EfiresumeLocation: shown" "$out" "  EfiresumeLocation (efiresume's 
 has "status, EfiresumeLocation naming the swap file: agrees" "$(grep -A1 '^  EfiresumeLocation' <<<"$out")" "    agrees with /swapfile (UUID $FSU, offset 3000)"
 has "status, /sys/power/resume naming the swap file: that swap file, not inspected twice" "$out" "  resume device ($M/sys/power/resume): 254:3, offset 3000: /swapfile, above"
 check "status, swap file named by /sys/power/resume: one verdict line" "$(grep -c '(active swap file)\|(resume device)' <<<"$out")" 1
+check "status --json, EfiresumeLocation naming the swap file (HibernateLocation another UUID)" "$(sjs | locs)" \
+	"[('EfiresumeLocation', '$FSU', 3000, '$(uname -r)', True)]"
+hibloc '{"uuid":"'$FSU'","offset":3000}'
+check "status --json, both variables naming the swap file: HibernateLocation, then EfiresumeLocation" "$(sjs | locs)" \
+	"[('HibernateLocation', '$FSU', 3000, None, True), ('EfiresumeLocation', '$FSU', 3000, '$(uname -r)', True)]"
 rm -f "$V/EfiresumeLocation-$ERG"
 echo 0:0 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
 printf '\007\000\000\000{\000"\000x' >"$HL"
@@ -913,6 +928,12 @@ check "status, filefrag fails: status 0" "$rc" 0
 has "status, filefrag fails: the offset is unknown, and why" "$out" \
 	"  /swapfile (active swap file): cannot inspect: its resume offset is unknown: filefrag -v: filefrag: /swapfile: Permission denied"
 has "status, filefrag fails: the filesystem still named" "$out" "    in the ext4 filesystem UUID $FSU mounted at /"
+hibloc '{"uuid":"'$FSU'","offset":3000,"kernelVersion":"x"}'
+j=$(sjs)
+check "status --json, filefrag fails: the file's offset null" "$(layers <<<"$j")" \
+	"[('file', '$M/dev/vda3', '$FSU', None, 0, 'ext4', '/', None), ('partition', '$M/dev/vda3', '$P3', None, 1, None, None, None)]"
+check "status --json, filefrag fails: whether HibernateLocation agrees is unknown (null)" "$(locs <<<"$j")" "[('HibernateLocation', '$FSU', 3000, 'x', None)]"
+rm -f "$HL"
 rm -f "$STUB/filefrag.err"
 # a path with a space (/proc/swaps and mountinfo escape it as \040)
 : >"$STUB/filefrag.log"
@@ -945,6 +966,8 @@ has "status, swap partition: swap area UUID (blkid's)" "$out" "    swap area UUI
 has "status, swap partition: partition, PARTUUID" "$out" "    $M/dev/vda2: partition 2 of $M/dev/vda, PARTUUID 0c9f1e4a-3b7d-4e62-9a51-7d1c2b3e4f52"
 hibloc '{"uuid":"5b3a0c9e-1111-4222-8333-944455556666","offset":0,"kernelVersion":"x"}'
 has "status, HibernateLocation naming the swap partition: agrees" "$(sst)" "    agrees with $M/dev/vda2 (UUID 5b3a0c9e-1111-4222-8333-944455556666, offset 0)"
+check "status --json, HibernateLocation naming the swap partition: agrees" "$(sjs | locs)" \
+	"[('HibernateLocation', '5b3a0c9e-1111-4222-8333-944455556666', 0, 'x', True)]"
 rm -f "$HL"
 
 # an LV on a partition: vg/lv, its PV and the PV's partition
@@ -976,6 +999,11 @@ has "status, LV in LUKS2: the LV" "$out" "    $M/dev/dm-1: LVM logical volume vg
 has "status, LV in LUKS2: the PV is the open container, UUID = cryptsetup luksUUID's; passphrase at the firmware" "$out" \
 	"    PV $M/dev/dm-0: open LUKS2 container, UUID $SLUKS (/dev/mapper/luks-$SLUKS): efiresume asks for its passphrase at the firmware"
 has "status, LV in LUKS2: the container's device" "$out" "    LUKS2 container $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
+# the LV's UUID as LVM prints it (lvs -o lv_uuid: the last 32 characters of dm/uuid, 6-4-4-4-4-4-6)
+SLVU=$(python3 -c 'import sys; h = sys.argv[1][-32:]; print("-".join(h[a:b] for a, b in ((0, 6), (6, 10), (10, 14), (14, 18), (18, 22), (22, 26), (26, 32))))' "$SLVMU")
+check "status --json, LV in LUKS2: the stack (LV, LUKS container, partition)" \
+	"$(sjs | jq_ '[(l["type"], l["device"], l["majMin"], l["uuid"], l["name"], l["depth"]) for l in d["swaps"][0]["stack"]]')" \
+	"[('lv', '$M/dev/dm-1', '253:1', '$SLVU', 'vg0/swap_1', 0), ('luks', '$M/dev/dm-0', '253:0', '$SLUKS', 'luks-$SLUKS', 1), ('partition', '$M/dev/vda3', '254:3', '$P3', None, 2)]"
 # a swap file on ext4 on an LV in that container, its filesystem named by /dev/mapper
 rm -f "$M/dev/dm-1"; truncate -s 16M "$M/dev/dm-1"
 mke2fs -q -F -t ext4 -U 2b3c4d5e-0000-4000-8000-00000000f5f5 "$M/dev/dm-1" >/dev/null 2>&1
@@ -987,6 +1015,8 @@ has "status, swap file in an LV in LUKS2: its filesystem" "$out" "    in the ext
 has "status, swap file in an LV in LUKS2: the LV under it" "$out" "    filesystem on $M/dev/dm-1: LVM logical volume vg0/swap_1"
 has "status, swap file in an LV in LUKS2: the container" "$out" "    PV $M/dev/dm-0: open LUKS2 container, UUID $SLUKS"
 has "status, swap file in an LV in LUKS2: the container's partition" "$out" "    LUKS2 container $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
+check "status --json, swap file in an LV in LUKS2: the file, the LV, the container, the partition" "$(sjs | layers)" \
+	"[('file', '$M/dev/dm-1', '2b3c4d5e-0000-4000-8000-00000000f5f5', None, 0, 'ext4', '/', 3000), ('lv', '$M/dev/dm-1', '$SLVU', 'vg0/swap_1', 1, None, None, None), ('luks', '$M/dev/dm-0', '$SLUKS', 'luks-$SLUKS', 2, None, None, None), ('partition', '$M/dev/vda3', '$P3', None, 3, None, None, None)]"
 rmdm
 
 # a Btrfs swap file (Fedora's way): offset from btrfs inspect-internal map-swapfile -r, the
@@ -1012,6 +1042,10 @@ check "status, Btrfs swap file: btrfs ran on the file" "$(cat "$STUB/btrfs.log")
 check "status, Btrfs swap file: not filefrag" "$(cat "$STUB/filefrag.log")" ""
 has "status, Btrfs swap file: the partition under it (not the anonymous 0:45)" "$out" "    filesystem on $M/dev/vda3: partition 3 of $M/dev/vda, PARTUUID $P3"
 has "status, Btrfs swap file: HibernateLocation agrees" "$out" "    agrees with /swap/swapfile (UUID $BFU, offset 5000)"
+j=$(sjs)
+check "status --json, Btrfs swap file: the file on btrfs at /swap, offset map-swapfile's" "$(layers <<<"$j")" \
+	"[('file', '$M/dev/vda3', '$BFU', None, 0, 'btrfs', '/swap', 5000), ('partition', '$M/dev/vda3', '$P3', None, 1, None, None, None)]"
+check "status --json, Btrfs swap file: HibernateLocation agrees" "$(locs <<<"$j")" "[('HibernateLocation', '$BFU', 5000, '$(uname -r)', True)]"
 rm -f "$HL"
 # map-swapfile -r of a file with no extent prints 2^52-1 (physical -1): no offset
 echo 4503599627370495 >"$STUB/btrfs.out"
@@ -1257,6 +1291,12 @@ echo 254:2 >"$M/sys/power/resume"; echo 0 >"$M/sys/power/resume_offset"
 # ---------------------------------------------------------------- LVM and LUKS under the resume device (issue 11)
 # the hook's EfiresumeLocation as the loader reads it: KEY of the oracle's output
 hl() { "$ORACLE" hibloc "$loc" | sed -n "s/^$1=//p"; }
+# dmswap N [UUID]: a swap area on dm-N (mkswap, with UUID when given), /sys/power/resume naming it
+dmswap() {
+	truncate -s 8M "$M/dev/dm-$1"
+	mkswap ${2:+-U "$2"} "$M/dev/dm-$1" >/dev/null 2>&1
+	echo "253:$1" >"$M/sys/power/resume"
+}
 # dmsetup splitname (libdevmapper) as the oracle for an LV's dm name: "vg/lv"
 splitname() { dmsetup splitname --noheadings --separator / -- "$1" LVM | sed 's,/$,,'; }
 LVMU=LVM-Xq3V9yWbqk0c5z0pT2mGk1hR7sN4uE8dAa0Bb1Cc2Dd3Ee4Ff5Gg6Hh7Ii8Jj9Kk   # 4 + 64
@@ -1269,9 +1309,7 @@ check "cryptsetup made a LUKS2 and a LUKS1 header" "${#LUKS2}:${#LUKS1}" 36:36
 
 # an LV on a partition: "lv" only
 mkdm 0 debian--vg-swap--1 "${LVMU}" vda3
-truncate -s 8M "$M/dev/dm-0"
-mkswap -U 1a2b3c4d-0000-4000-8000-00000000d0d0 "$M/dev/dm-0" >/dev/null 2>&1
-echo 253:0 >"$M/sys/power/resume"
+dmswap 0 1a2b3c4d-0000-4000-8000-00000000d0d0
 runhook pre hibernate >/dev/null 2>&1
 check "hook, LV on a partition: uuid = blkid's of the LV" "$(hl uuid)" "$(blkid -o value -s UUID "$M/dev/dm-0")"
 check "hook, LV on a partition: lv = dmsetup splitname's vg/lv" "$(hl lv)" "$(splitname debian--vg-swap--1)"
@@ -1295,9 +1333,7 @@ rmdm
 # an LV inside a LUKS2 container (Debian's "guided, encrypted LVM"): "luks" and "lv"
 mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
 mkdm 1 vg0-swap_1 "${LVMU}" dm-0
-truncate -s 8M "$M/dev/dm-1"
-mkswap -U 3c4d5e6f-0000-4000-8000-00000000a1a1 "$M/dev/dm-1" >/dev/null 2>&1
-echo 253:1 >"$M/sys/power/resume"
+dmswap 1 3c4d5e6f-0000-4000-8000-00000000a1a1
 runhook pre hibernate >/dev/null 2>&1
 check "hook, LV in LUKS2: uuid" "$(hl uuid)" 3c4d5e6f-0000-4000-8000-00000000a1a1
 check "hook, LV in LUKS2: lv = dmsetup splitname's" "$(hl lv)" "$(splitname vg0-swap_1)"
@@ -1309,9 +1345,7 @@ rmdm
 
 # swap directly inside LUKS1: "luks" only
 mkdm 0 cryptswap "CRYPT-LUKS1-${LUKS1//-/}-cryptswap" vda3
-truncate -s 8M "$M/dev/dm-0"
-mkswap -U 4d5e6f70-0000-4000-8000-00000000b2b2 "$M/dev/dm-0" >/dev/null 2>&1
-echo 253:0 >"$M/sys/power/resume"
+dmswap 0 4d5e6f70-0000-4000-8000-00000000b2b2
 runhook pre hibernate >/dev/null 2>&1
 check "hook, swap in LUKS1: uuid" "$(hl uuid)" 4d5e6f70-0000-4000-8000-00000000b2b2
 check "hook, swap in LUKS1: luks = cryptsetup luksUUID of the header" "$(hl luks)" "$LUKS1"
@@ -1330,9 +1364,7 @@ for c in "cryptswap CRYPT-PLAIN-cryptswap :" "vg0-swap-cow ${LVMU}-cow :" "vg0-s
 	set -- $c
 	mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
 	mkdm 1 "$1" "$2" dm-0
-	truncate -s 8M "$M/dev/dm-1"
-	mkswap "$M/dev/dm-1" >/dev/null 2>&1
-	echo 253:1 >"$M/sys/power/resume"
+	dmswap 1
 	out=$(runhook pre hibernate 2>&1)
 	[ "$1" = swap ] && out_swap=$out
 	check "hook, dm $1 ($2): luks:lv" "$(hl luks):$(hl lv)" "$3"
@@ -1343,9 +1375,7 @@ done
 has "hook: says why a dm name gives no lv" "$out_swap" "device-mapper name 'swap' is not <vg>-<lv>"
 mkdm 0 "luks-$LUKS2" "CRYPT-LUKS2-${LUKS2//-/}-luks-$LUKS2" vda3
 mkdm 1 vg0-swap "${LVMU}" dm-0 vda1
-truncate -s 8M "$M/dev/dm-1"
-mkswap "$M/dev/dm-1" >/dev/null 2>&1
-echo 253:1 >"$M/sys/power/resume"
+dmswap 1
 runhook pre hibernate >/dev/null 2>&1
 check "hook, LV on two PVs: lv, no luks" "$(hl lv):$(hl luks)" "vg0/swap:"
 runhook post hibernate >/dev/null 2>&1

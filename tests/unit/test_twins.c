@@ -11,34 +11,10 @@
 #include <cmocka.h>
 
 #include "loader/twins.h"
+#include "luks_fixture.h"  /* luks_hdr_fill */
 
 static const char *U = "6ce86568-1c76-4e86-844e-0579d53755ed";
 static const char *OTHER = "11111111-2222-3333-4444-555555555555";
-
-static void hdr_fill(struct er_luks_header *h, const char *uuid)
-{
-	memset(h, 0, sizeof(*h));
-	h->version = 2;
-	snprintf(h->uuid, sizeof(h->uuid), "%s", uuid);
-	h->seg.offset = 16 << 20;
-	h->seg.dynamic = true;
-	h->seg.sector_size = 512;
-	h->seg.key_size = 64;
-	h->digest.hash = 1;
-	h->digest.iterations = 1000;
-	h->digest.salt_len = 32;
-	h->digest.digest_len = 32;
-	memset(h->digest.salt, 7, 32);
-	memset(h->digest.digest, 9, 32);
-	h->n_order = 1;
-	h->ks[0].usable = true;
-	h->ks[0].kdf = 3;
-	h->ks[0].salt_len = 32;
-	memset(h->ks[0].salt, 5, 32);
-	h->ks[0].key_size = 64;
-	h->ks[0].stripes = 4000;
-	h->ks[0].area_offset = 32768;
-}
 
 /* RAID1 member 0 readable, member 1 an I/O error past the binary header (its UUID known
  * from the probe), and an unrelated container */
@@ -48,10 +24,10 @@ static void t_unreadable_member(void **state)
 	static struct er_luks_header h[3];
 	bool ok[3] = { true, false, true }, refused[3];
 	unsigned lead[3];
-	hdr_fill(&h[0], U);
+	luks_hdr_fill(&h[0], U);
 	memset(&h[1], 0, sizeof(h[1]));
 	snprintf(h[1].uuid, sizeof(h[1].uuid), "%s", U);
-	hdr_fill(&h[2], OTHER);
+	luks_hdr_fill(&h[2], OTHER);
 	er_luks_twins(h, ok, 3, lead, refused);
 	assert_int_equal(lead[0], 0);
 	assert_int_equal(lead[2], 2);
@@ -61,7 +37,7 @@ static void t_unreadable_member(void **state)
 	assert_false(refused[2]);
 
 	/* the unreadable one first: the same */
-	hdr_fill(&h[1], U);
+	luks_hdr_fill(&h[1], U);
 	memset(&h[0], 0, sizeof(h[0]));
 	snprintf(h[0].uuid, sizeof(h[0].uuid), "%s", U);
 	bool ok2[3] = { false, true, true };
@@ -82,7 +58,7 @@ static void t_ninth_container(void **state)
 	for (unsigned k = 0; k < 8; k++) {
 		char u[41];
 		snprintf(u, sizeof(u), "%08x-1c76-4e86-844e-0579d53755ed", k);
-		hdr_fill(&h[k], u);
+		luks_hdr_fill(&h[k], u);
 		ok[k] = true;
 	}
 	memset(&h[8], 0, sizeof(h[8]));
@@ -103,15 +79,15 @@ static void t_unknown_uuid(void **state)
 	static struct er_luks_header h[3];
 	bool ok[3] = { true, true, false }, refused[3];
 	unsigned lead[3];
-	hdr_fill(&h[0], U);
-	hdr_fill(&h[1], OTHER);
+	luks_hdr_fill(&h[0], U);
+	luks_hdr_fill(&h[1], OTHER);
 	memset(&h[2], 0, sizeof(h[2]));
 	er_luks_twins(h, ok, 3, lead, refused);
 	assert_true(refused[0]);
 	assert_true(refused[1]);
 	/* every header read: nothing refused */
 	ok[2] = true;
-	hdr_fill(&h[2], "22222222-2222-3333-4444-555555555555");
+	luks_hdr_fill(&h[2], "22222222-2222-3333-4444-555555555555");
 	er_luks_twins(h, ok, 3, lead, refused);
 	assert_false(refused[0] || refused[1] || refused[2]);
 }

@@ -18,6 +18,7 @@
 
 #include "loader/vgs.h"
 #include "loader/twins.h"
+#include "luks_fixture.h"  /* luks_hdr_fill */
 #include "image/crc32.h"
 
 #define NDEV 8
@@ -274,32 +275,6 @@ static void t_look_frees_all(void **state)
 
 /* ---- LUKS twins (issue 15 defect 3): one header on two devices */
 
-static void hdr_fill(struct er_luks_header *h, const char *uuid)
-{
-	memset(h, 0, sizeof(*h));
-	h->version = 2;
-	snprintf(h->uuid, sizeof(h->uuid), "%s", uuid);
-	h->seg.offset = 16 << 20;
-	h->seg.dynamic = true;
-	h->seg.sector_size = 512;
-	h->seg.key_size = 64;
-	h->digest.hash = 1;
-	h->digest.iterations = 1000;
-	h->digest.salt_len = 32;
-	h->digest.digest_len = 32;
-	memset(h->digest.salt, 7, 32);
-	memset(h->digest.digest, 9, 32);
-	h->n_order = 1;
-	h->order[0] = 0;
-	h->ks[0].usable = true;
-	h->ks[0].kdf = 3;
-	h->ks[0].salt_len = 32;
-	memset(h->ks[0].salt, 5, 32);
-	h->ks[0].key_size = 64;
-	h->ks[0].stripes = 4000;
-	h->ks[0].area_offset = 32768;
-}
-
 static void t_twins(void **state)
 {
 	(void)state;
@@ -309,9 +284,9 @@ static void t_twins(void **state)
 	const char *u = "6ce86568-1c76-4e86-844e-0579d53755ed", *U = "6CE86568-1C76-4E86-844E-0579D53755ED";
 
 	/* md RAID1 0.90/1.0: the same header on both members (and a stranger) */
-	hdr_fill(&h[0], u);
-	hdr_fill(&h[1], "11111111-2222-3333-4444-555555555555");
-	hdr_fill(&h[2], U);
+	luks_hdr_fill(&h[0], u);
+	luks_hdr_fill(&h[1], "11111111-2222-3333-4444-555555555555");
+	luks_hdr_fill(&h[2], U);
 	/* padding and the copy used do not matter */
 	h[2].copy = 1;
 	h[2].secondary_ok = true;
@@ -322,20 +297,20 @@ static void t_twins(void **state)
 	assert_false(refused[0] || refused[1] || refused[2]);
 
 	/* one UUID, different keys: none of them */
-	hdr_fill(&h[3], u);
+	luks_hdr_fill(&h[3], u);
 	h[3].digest.digest[5] ^= 1;
 	er_luks_twins(h, ok, 4, lead, refused);
 	assert_int_equal(lead[3], 0);
 	assert_true(refused[0] && refused[2] && refused[3]);
 	assert_false(refused[1]);
-	hdr_fill(&h[3], u);
+	luks_hdr_fill(&h[3], u);
 	h[3].ks[0].area_offset += 4096;
 	er_luks_twins(h, ok, 4, lead, refused);
 	assert_true(refused[0] && refused[2] && refused[3]);
 
 	/* a header that could not be read still has its UUID (the probe's): its group
 	 * cannot be shown to be one header, none of it is unlocked (issue 24 finding 4) */
-	hdr_fill(&h[3], u);
+	luks_hdr_fill(&h[3], u);
 	ok[0] = false;
 	er_luks_twins(h, ok, 4, lead, refused);
 	assert_int_equal(lead[0], 2);

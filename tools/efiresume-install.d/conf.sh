@@ -66,8 +66,9 @@ conf_get() { # FILE KEY: the last value (as the loader applies them in order)
 		END { if (val != "") print val }' "$1"
 }
 
-# detect_fallback ARRAY: the fallback from BootCurrent, into the associative array ARRAY:
-# [path] (the program; "" = none found), [opts] (its command line), [comment] (why)
+# detect_fallback ARRAY ARCH: the fallback from BootCurrent, into the associative array ARRAY:
+# [path] (the program; "" = none found), [opts] (its command line), [comment] (why). ARCH
+# (x64, ia32): the firmware's, for the removable-media path.
 detect_fallback() {
 	local -n df=$1
 	local cur n path guid kind arch_up o
@@ -97,7 +98,7 @@ detect_fallback() {
 	path=${lo[path]} guid=${lo[partguid]} kind=${lo[optkind]}
 	if [ -z "$path" ]; then
 		# a device entry (e.g. "UEFI Misc Device"): the firmware started the removable path
-		arch_up=$(echo "$ARCH" | tr a-z A-Z)
+		arch_up=${2^^}
 		if [ -e "$ESP/EFI/BOOT/BOOT$arch_up.EFI" ]; then
 			df[path]="\\EFI\\BOOT\\BOOT$arch_up.EFI"
 			df[comment]="$n has no file path: the firmware started the removable-media path"

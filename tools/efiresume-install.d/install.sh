@@ -11,9 +11,10 @@ cmd_install() {
 	check_efivarfs
 	check_secure_boot "$(sb_mode_wanted)"
 	check_swap
-	ARCH=$(fw_arch) || die "cannot tell the firmware's word size ($SYSFS/firmware/efi/fw_platform_size)"
-	local bin
-	bin=$(binary_for "$ARCH")
+	local arch bin
+	local -A sb
+	arch=$(fw_arch) || die "cannot tell the firmware's word size ($SYSFS/firmware/efi/fw_platform_size)"
+	bin=$(binary_for "$arch")
 	[ -r "$bin" ] || die "$bin is missing (is the efiresume package installed?)"
 	find_esp "$OPT_ESP"
 	local recorded entry= entry_new=
@@ -21,14 +22,14 @@ cmd_install() {
 	if [ -n "$recorded" ] && [ "$recorded" != "$ESP" ]; then
 		say "efiresume was installed on the EFI system partition at $recorded (recorded in $STATE): installing on $ESP instead; the boot entry that starts it there goes, its files in $recorded/EFI/efiresume are left as they are (nothing starts them)"
 	fi
-	sb_prepare "$bin" install
-	if [ "$ARCH" = ia32 ] && [ "$(uname -m)" = x86_64 ]; then
+	sb_prepare sb "$bin" install "$arch"
+	if [ "$arch" = ia32 ] && [ "$(uname -m)" = x86_64 ]; then
 		warn "64-bit kernel on 32-bit UEFI: efiresume-ia32 resumes 32-bit kernels only"
 	fi
 
 	local mode=${OPT_MODE:-$(state_get mode)}
 	mode=${mode:-on-hibernate}
-	if [ -n "$SB_MODE" ] && [ "$mode" != always ]; then
+	if [ -n "${sb[mode]}" ] && [ "$mode" != always ]; then
 		mode=always
 		say "--secure-boot implies --mode=always: $SB_MODE_WHY"
 	fi
@@ -52,7 +53,7 @@ cmd_install() {
 		fi
 	elif [ -n "$fresh" ] || [ -z "$(conf_get "$conf" fallback)" ] && [ -z "$(grep -s '^# efiresume-install fallback:' "$conf")" ]; then
 		local -A fb
-		detect_fallback fb
+		detect_fallback fb "$arch"
 		fb_set=1 fb_path=${fb[path]} fb_comment=${fb[comment]} fb_opts=${fb[opts]}
 		[ -z "$OPT_OPTIONS_SET" ] && [ -n "$fb_opts" ] && opts_set=1
 	fi
@@ -61,18 +62,18 @@ cmd_install() {
 	fi
 
 	# --- changes start here
-	sb_add_db
-	if [ -n "$SB_MODE" ] && [ -z "$SB_SIGNED" ]; then
-		say "$ESP/EFI/efiresume/$SB_BIN is the package's ($(pkg_version)) signed with $SB_CERT already: kept"
-	elif [ -n "$SB_MODE" ]; then
-		if ! sb_copy; then
+	sb_add_db sb
+	if [ -n "${sb[mode]}" ] && [ -z "${sb[signed]}" ]; then
+		say "$ESP/EFI/efiresume/${sb[bin]} is the package's ($(pkg_version)) signed with ${sb[cert]} already: kept"
+	elif [ -n "${sb[mode]}" ]; then
+		if ! sb_copy sb; then
 			[ -n "$newdir" ] && rm -rf "$ESP/EFI/efiresume"
 			die "cannot write to $ESP/EFI/efiresume; $([ -n "$newdir" ] && echo "nothing was installed" || echo "the files there are left as they were")"
 		fi
-		if [ "$SB_MODE" = shim ]; then
-			say "copied $SB_SHIM to $ESP/EFI/efiresume/$SB_LOADER, $SB_MMSRC to $SB_MM, and $bin signed with $SB_KEY to $SB_BIN"
+		if [ "${sb[mode]}" = shim ]; then
+			say "copied ${sb[shim]} to $ESP/EFI/efiresume/${sb[loader]}, ${sb[mmsrc]} to ${sb[mm]}, and $bin signed with ${sb[key]} to ${sb[bin]}"
 		else
-			say "copied $bin signed with $SB_KEY to $ESP/EFI/efiresume/$SB_BIN"
+			say "copied $bin signed with ${sb[key]} to $ESP/EFI/efiresume/${sb[bin]}"
 		fi
 	else
 		if ! copy_binary "$bin"; then
@@ -98,22 +99,22 @@ cmd_install() {
 		conf_set "$conf" options "$fb_opts" || die "cannot write $conf"
 		[ -n "$fb_opts" ] && say "options: $fb_opts"
 	fi
-	if ! ensure_entry "\\EFI\\efiresume\\$SB_LOADER" entry entry_new; then
+	if ! ensure_entry "\\EFI\\efiresume\\${sb[loader]}" entry entry_new; then
 		[ -n "$newdir" ] && rm -rf "$ESP/EFI/efiresume"
 		die "no boot entry could be created; $([ -n "$newdir" ] && echo "the files copied to the ESP were deleted again" || echo "the files on the ESP were updated")"
 	fi
 	apply_mode "$mode" "$entry" || die "cannot change BootOrder"
-	sb_remove_stale
+	sb_remove_stale sb
 	# a BootNext left pointing at our entry from an earlier hibernation is harmless; keep it
 	local sbs=()
-	mapfile -t sbs < <(sb_state)
-	state_write "mode=$mode" "entry=$entry" "esp=$ESP" "esp-partuuid=${ESP_PARTUUID:-}" "arch=$ARCH" "version=$(pkg_version)" \
+	mapfile -t sbs < <(sb_state sb)
+	state_write "mode=$mode" "entry=$entry" "esp=$ESP" "esp-partuuid=${ESP_PARTUUID:-}" "arch=$arch" "version=$(pkg_version)" \
 		"sha256=$(sha256sum "$bin" | cut -d' ' -f1)" "installed=$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${sbs[@]}" ||
 		die "cannot write $STATE"
-	say "installed efiresume ($ARCH) on $ESP, Boot$entry, mode $mode${SB_MODE:+, Secure Boot through $SB_MODE (\\EFI\\efiresume\\$SB_LOADER)}"
-	sb_key_lines
-	sb_check_fallback "$(conf_get "$conf" fallback)"
-	sb_mok_import
+	say "installed efiresume ($arch) on $ESP, Boot$entry, mode $mode${sb[mode]:+, Secure Boot through ${sb[mode]} (\\EFI\\efiresume\\${sb[loader]})}"
+	sb_key_lines sb
+	sb_check_fallback sb "$(conf_get "$conf" fallback)"
+	sb_mok_import sb
 	if [ "$mode" = on-hibernate ]; then
 		say "the systemd-sleep hook sets BootNext to Boot$entry before each hibernation"
 		[ -d /run/systemd/system ] || [ -n "${EFIRESUME_SYSFS:-}" ] ||
@@ -149,64 +150,65 @@ cmd_update_real() {
 	# (a Secure Boot on now with efiresume installed unsigned: refused, the old binary stays)
 	check_secure_boot "$(sb_mode_wanted)"
 	find_esp "$OPT_ESP"
-	ARCH=$(fw_arch) || die "cannot tell the firmware's word size"
-	local bin mode dir=$ESP/EFI/efiresume entry= entry_new=
-	bin=$(binary_for "$ARCH")
+	local arch bin mode dir=$ESP/EFI/efiresume entry= entry_new=
+	local -A sb
+	arch=$(fw_arch) || die "cannot tell the firmware's word size"
+	bin=$(binary_for "$arch")
 	[ -r "$bin" ] || die "$bin is missing"
 	mode=$(state_get mode)
 	mode=${mode:-on-hibernate}
-	[ -e "$dir/efiresume.efi" ] || [ -e "$dir/grub$ARCH.efi" ] || [ -n "$(our_entries)" ] ||
+	[ -e "$dir/efiresume.efi" ] || [ -e "$dir/grub$arch.efi" ] || [ -n "$(our_entries)" ] ||
 		die "efiresume is not installed on $ESP (run efiresume-install install)"
 	# signs the new binary (or finds the ESP current, or has no key), or refuses before anything changes
-	sb_prepare "$bin" update
+	sb_prepare sb "$bin" update "$arch"
 	local switched= version sha
 	version=$(pkg_version) sha=$(sha256sum "$bin" | cut -d' ' -f1)
 	# an installation made before --secure-boot implied --mode=always
-	[ -n "$SB_MODE" ] && [ "$mode" != always ] && mode=always switched=1
-	if [ -n "$SB_STALE" ]; then
+	[ -n "${sb[mode]}" ] && [ "$mode" != always ] && mode=always switched=1
+	if [ -n "${sb[stale]}" ]; then
 		# no key (not kept): the signed binary stays, and so do its recorded version and hash
 		version=$(state_get version) sha=$(state_get sha256)
-		warn "the package's efiresume $(pkg_version) is not signed: the signing key is not kept on this machine (installed with --secure-boot=$SB_MODE, without --keep-key); the signed efiresume on the ESP stays as it is ($dir/$SB_BIN, version $version)"
+		warn "the package's efiresume $(pkg_version) is not signed: the signing key is not kept on this machine (installed with --secure-boot=${sb[mode]}, without --keep-key); the signed efiresume on the ESP stays as it is ($dir/${sb[bin]}, version $version)"
 		echo "To sign and install $(pkg_version), with the signing key at hand (then store it offline again), run:" >&2
-		echo "  $(sb_resign_command)" >&2
+		echo "  $(sb_resign_command "${sb[cert]}")" >&2
 		echo "(KEY: the private key of that certificate; a key in a token: --engine=pkcs11 --key=pkcs11:URI)" >&2
-	elif [ -n "$SB_MODE" ]; then
-		if [ -z "$SB_SIGNED" ]; then
-			say "$dir/$SB_BIN is already the package's ($(pkg_version)), signed with $SB_CERT"
+	elif [ -n "${sb[mode]}" ]; then
+		if [ -z "${sb[signed]}" ]; then
+			say "$dir/${sb[bin]} is already the package's ($(pkg_version)), signed with ${sb[cert]}"
 		else
-			sb_add_db
-			sb_copy || die "cannot write to $dir; the files there are left as they were"
-			say "updated $dir/$SB_BIN to $(pkg_version) ($ARCH), signed with $SB_KEY"
-			[ "$SB_MODE" = shim ] && say "$dir/$SB_LOADER is $SB_SHIM, $SB_MM is $SB_MMSRC"
-			sb_key_lines
+			sb_add_db sb
+			sb_copy sb || die "cannot write to $dir; the files there are left as they were"
+			say "updated $dir/${sb[bin]} to $(pkg_version) ($arch), signed with ${sb[key]}"
+			[ "${sb[mode]}" = shim ] && say "$dir/${sb[loader]} is ${sb[shim]}, ${sb[mm]} is ${sb[mmsrc]}"
+			sb_key_lines sb
 		fi
 	elif cmp -s "$bin" "$dir/efiresume.efi"; then
 		say "$dir/efiresume.efi is already the package's ($(pkg_version))"
 	else
 		copy_binary "$bin" || die "cannot write $dir/efiresume.efi; the binary there is left as it was"
-		say "updated $dir/efiresume.efi to $(pkg_version) ($ARCH)"
+		say "updated $dir/efiresume.efi to $(pkg_version) ($arch)"
 	fi
-	ensure_entry "\\EFI\\efiresume\\$SB_LOADER" entry entry_new || die "cannot create the boot entry"
+	ensure_entry "\\EFI\\efiresume\\${sb[loader]}" entry entry_new || die "cannot create the boot entry"
 	# an entry that was missing is put back where the mode wants it; an existing one keeps
 	# its place in BootOrder (the user may have moved it)
 	if [ -n "$entry_new" ] || [ -n "$switched" ]; then
 		apply_mode "$mode" "$entry" || die "cannot change BootOrder"
 	fi
-	[ -n "$switched" ] && say "--secure-boot=$SB_MODE: switched to --mode=always (Boot$entry first in BootOrder): $SB_MODE_WHY"
-	sb_remove_stale
+	[ -n "$switched" ] && say "--secure-boot=${sb[mode]}: switched to --mode=always (Boot$entry first in BootOrder): $SB_MODE_WHY"
+	sb_remove_stale sb
 	local sbs=()
-	mapfile -t sbs < <(sb_state)
-	state_write "mode=$mode" "entry=$entry" "esp=$ESP" "esp-partuuid=${ESP_PARTUUID:-}" "arch=$ARCH" "version=$version" \
+	mapfile -t sbs < <(sb_state sb)
+	state_write "mode=$mode" "entry=$entry" "esp=$ESP" "esp-partuuid=${ESP_PARTUUID:-}" "arch=$arch" "version=$version" \
 		"sha256=$sha" "installed=$(state_get installed)" "${sbs[@]}" ||
 		die "cannot write $STATE"
-	if [ "$SB_MODE" = shim ]; then
-		[ -n "$MOK_STATE" ] || mok_state "$SBTMP/cert.der"
-		case $MOK_STATE in
-		not) warn "$SB_CERT is not enrolled as a MOK: shim refuses efiresume (efiresume-install install --secure-boot=shim enrols it, or: mokutil --import $STATE_DIR/mok.der)" ;;
-		pending) say "$SB_CERT waits for enrolment: at the next boot through shim, MokManager asks to confirm it" ;;
+	if [ "${sb[mode]}" = shim ]; then
+		[ -n "${sb[mok]}" ] || mok_state "$WORKDIR/cert.der" sb
+		case ${sb[mok]} in
+		not) warn "${sb[cert]} is not enrolled as a MOK: shim refuses efiresume (efiresume-install install --secure-boot=shim enrols it, or: mokutil --import $STATE_DIR/mok.der)" ;;
+		pending) say "${sb[cert]} waits for enrolment: at the next boot through shim, MokManager asks to confirm it" ;;
 		esac
 	fi
-	sb_check_fallback "$(conf_get "$dir/efiresume.conf" fallback)"
+	sb_check_fallback sb "$(conf_get "$dir/efiresume.conf" fallback)"
 }
 
 cmd_remove() {

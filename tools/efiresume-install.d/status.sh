@@ -37,7 +37,7 @@ cmd_status() {
 status_gather() {
 	local -n sg=$1
 	local sbm arch= f pkgbin e order n i err
-	local -A lo
+	local -A lo nm
 	sbm=$(state_get secure-boot)
 	sg[sbm]=$sbm
 	if [ -d "$SYSFS/firmware/efi" ]; then
@@ -57,9 +57,8 @@ status_gather() {
 		sg[esp_error]=${err#"$PROG: error: "}
 	fi
 	sg[esp]=$ESP sg[esp_dev]=$ESP_DEV sg[esp_partuuid]=$ESP_PARTUUID
-	ARCH=${arch:-x64}
-	sb_names "$sbm"
-	f=${ESP:+$ESP/EFI/efiresume/$SB_BIN}
+	sb_names "$sbm" "${arch:-x64}" nm
+	f=${ESP:+$ESP/EFI/efiresume/${nm[bin]}}
 	if [ -n "$f" ] && [ -e "$f" ]; then
 		sg[installed]=1 sg[binary]=$f
 		pkgbin=$LIBDIR/efiresume-${arch:-x64}.efi
@@ -79,7 +78,7 @@ status_gather() {
 		fi
 	fi
 	if [ -n "$sbm" ] && [ -n "$f" ]; then
-		sg[sb_text]=$(sb_status_lines "$sbm" "$f")
+		sg[sb_text]=$(sb_status_lines "$sbm" "$f" "${arch:-x64}")
 	fi
 	if [ -d "$EFIVARS" ]; then
 		sg[efivars]=1
@@ -103,15 +102,9 @@ status_gather() {
 		sg[fallback]=$(conf_get "${f%/*}/efiresume.conf" fallback)
 		sg[timeout]=$(conf_get "${f%/*}/efiresume.conf" timeout)
 	fi
-	# the Swap: section, written in this shell (it fills SW_*) to a file, then kept
-	local SW_LABEL=() SW_UUID=() SW_OFF=() SW_KEY=() SW_TYPE=() SW_IMAGE=()
-	status_swaps >"$WORKDIR/swap.txt"
+	# the Swap: section, written in this shell (it fills the sw:* keys) to a file, then kept
+	status_swaps "$1" >"$WORKDIR/swap.txt"
 	sg[swap_text]=$(cat "$WORKDIR/swap.txt")
-	sg[swaps]=${#SW_LABEL[@]}
-	for i in "${!SW_LABEL[@]}"; do
-		sg[sw:$i:path]=${SW_LABEL[$i]} sg[sw:$i:type]=${SW_TYPE[$i]:-} sg[sw:$i:uuid]=${SW_UUID[$i]}
-		sg[sw:$i:offset]=${SW_OFF[$i]} sg[sw:$i:image]=${SW_IMAGE[$i]:-}
-	done
 	sg[rdev]=$(cat "$SYSFS/power/resume" 2>/dev/null)
 	sg[roff]=$(cat "$SYSFS/power/resume_offset" 2>/dev/null)
 	return 0
@@ -232,7 +225,7 @@ status_json() {
 	o+="$i1\"swaps\":${sp}["
 	for ((i = 0; i < ${sj[swaps]:-0}; i++)); do
 		[ "$i" = 0 ] || o+=","
-		o+="$nl$i2{$nl$i3\"path\":$sp$(json_s "${sj[sw:$i:path]}"),$nl$i3\"type\":$sp$(json_sn "${sj[sw:$i:type]}"),$nl$i3\"uuid\":$sp$(json_sn "${sj[sw:$i:uuid]}"),$nl$i3\"offset\":$sp$(json_n "${sj[sw:$i:offset]}"),$nl$i3\"image\":$sp$(json_s "${sj[sw:$i:image]}")$nl$i2}"
+		o+="$nl$i2{$nl$i3\"path\":$sp$(json_s "${sj[sw:$i:path]}"),$nl$i3\"type\":$sp$(json_sn "${sj[sw:$i:type]}"),$nl$i3\"uuid\":$sp$(json_sn "${sj[sw:$i:uuid]}"),$nl$i3\"offset\":$sp$(json_n "${sj[sw:$i:offset]}"),$nl$i3\"image\":$sp$(json_s "${sj[sw:$i:image]}")$(status_json_swap "$1" "$i" "$2")$nl$i2}"
 	done
 	[ "${sj[swaps]:-0}" = 0 ] || o+="$nl$i1"
 	o+="],$nl"
@@ -245,19 +238,60 @@ status_json() {
 	printf '%s\n' "$o"
 }
 
-# status_swaps: the lines of the Swap: section; appends to the caller's SW_LABEL, SW_UUID,
-# SW_OFF, SW_KEY, SW_TYPE, SW_IMAGE (run it in the caller's shell, not in $(...))
+# status_json_swap ARRAY I pretty|short: the members of swap I after "image": "stack" (the
+# device stack, stack_walk: a swap file's own layer first, then the filesystem's device and
+# what it is on) and "locations" (the location variables naming it, location_lines), each
+# layer and each variable one object (on one line when pretty)
+status_json_swap() {
+	local -n sjs=$1
+	local nl=$'\n' i3='      ' i4='        ' sp=' ' p=sw:$2 o k x a
+	if [ "$3" = short ]; then nl= i3= i4= sp=; fi
+	o=",$nl$i3\"stack\":$sp["
+	for ((k = 0; k < ${sjs[$p:stack:n]:-0}; k++)); do
+		x=$p:stack:$k
+		[ "$k" = 0 ] || o+=","
+		o+="$nl$i4{\"type\":$sp$(json_s "${sjs[$x:type]}"),$sp\"device\":$sp$(json_sn "${sjs[$x:device]}"),$sp\"majMin\":$sp$(json_sn "${sjs[$x:devnum]}")"
+		o+=",$sp\"uuid\":$sp$(json_sn "${sjs[$x:uuid]}"),$sp\"name\":$sp$(json_sn "${sjs[$x:name]}"),$sp\"depth\":$sp$(json_n "${sjs[$x:depth]}")"
+		if [ "${sjs[$x:type]}" = file ]; then
+			o+=",$sp\"filesystem\":$sp$(json_sn "${sjs[$x:filesystem]}"),$sp\"mountPoint\":$sp$(json_sn "${sjs[$x:mount]}"),$sp\"offset\":$sp$(json_n "${sjs[$x:offset]}")"
+		fi
+		o+="}"
+	done
+	[ "${sjs[$p:stack:n]:-0}" = 0 ] || o+="$nl$i3"
+	o+="],$nl$i3\"locations\":$sp["
+	for ((k = 0; k < ${sjs[$p:locs]:-0}; k++)); do
+		x=$p:loc:$k
+		[ "$k" = 0 ] || o+=","
+		case ${sjs[$x:agrees]} in 1) a=true ;; 0) a=false ;; *) a=null ;; esac
+		o+="$nl$i4{\"variable\":$sp$(json_s "${sjs[$x:variable]}"),$sp\"uuid\":$sp$(json_sn "${sjs[$x:uuid]}"),$sp\"offset\":$sp$(json_n "${sjs[$x:offset]}")"
+		o+=",$sp\"kernelVersion\":$sp$(json_sn "${sjs[$x:kernel]}"),$sp\"agrees\":$sp$a}"
+	done
+	[ "${sjs[$p:locs]:-0}" = 0 ] || o+="$nl$i3"
+	o+="]"
+	printf '%s' "$o"
+}
+
+# status_swaps ARRAY: the lines of the Swap: section; fills the status array ARRAY's [swaps]
+# and sw:* keys (status_gather; run it in the caller's shell, not in $(...)): for swap I
+# sw:I:path, type, uuid, offset, image, key (MAJ:MIN@offset), its device stack sw:I:stack:*
+# (stack_walk) and the location variables naming it, sw:I:locs and sw:I:loc:K:*
+# (location_lines)
 status_swaps() {
+	local -n ss=$1
 	# swap (issue 16): every active swap, inspected, with the device stack under it (a swap
 	# file: its filesystem, the stack under that and its resume offset); the resume device;
 	# swap marked swsuspend; the location variables and whether they name one of those swaps
-	local seen=" " raw typ path dev mm u rdev roff i hit n=0 v STACK_LUKS=
+	local seen=" " raw typ path dev mm u rdev roff i hit n=0 v
+	ss[swaps]=0
 	while read -r raw typ _; do
 		[ -n "$raw" ] || continue
 		path=$(unesc "$raw")
 		n=$((n + 1))
+		i=${ss[swaps]}
+		ss[sw:$i:stack:n]=0 ss[sw:$i:locs]=0
 		if [ "$typ" = file ]; then
-			swapfile_lines "$raw" "$path"
+			swapfile_lines "$raw" "$path" "$1" "$i"
+			ss[swaps]=$n
 			continue
 		fi
 		seen="$seen$path "
@@ -267,12 +301,14 @@ status_swaps() {
 		u=$(id_of "" "$path" uuid)
 		echo "    swap area UUID ${u:-unknown}"
 		if [ -n "$mm" ]; then
-			stack_lines "$mm" "    " ""
+			stack_walk "$1" "sw:$i:stack" "$mm" ""
+			stack_print "$1" "sw:$i:stack" "    "
 		else
 			echo "    $path: not in $SYSFS/class/block"
 		fi
-		SW_LABEL+=("$path") SW_UUID+=("$u") SW_OFF+=(0) SW_KEY+=("${mm:-?}@0") SW_TYPE+=(partition)
-		SW_IMAGE+=("${v#"  $path (active swap): "}")
+		ss[sw:$i:path]=$path ss[sw:$i:type]=partition ss[sw:$i:uuid]=$u ss[sw:$i:offset]=0 ss[sw:$i:key]="${mm:-?}@0"
+		ss[sw:$i:image]=${v#"  $path (active swap): "}
+		ss[swaps]=$n
 	done < <(tail -n +2 "$PROCFS/swaps" 2>/dev/null)
 	rdev=$(cat "$SYSFS/power/resume" 2>/dev/null)
 	roff=$(cat "$SYSFS/power/resume_offset" 2>/dev/null)
@@ -281,8 +317,8 @@ status_swaps() {
 	else
 		dev=$(dev_of "$rdev")
 		hit=
-		for i in "${!SW_KEY[@]}"; do
-			[ "${SW_KEY[$i]}" = "$rdev@${roff:-0}" ] && hit=${SW_LABEL[$i]}
+		for ((i = 0; i < ss[swaps]; i++)); do
+			[ "${ss[sw:$i:key]}" = "$rdev@${roff:-0}" ] && hit=${ss[sw:$i:path]}
 		done
 		if [ -n "$hit" ]; then
 			echo "  resume device ($SYSFS/power/resume): $rdev${roff:+, offset $roff}: $hit, above"
@@ -311,8 +347,8 @@ status_swaps() {
 	done < <(blkid -t TYPE=swsuspend -o device 2>/dev/null)
 	[ "$n" -gt 0 ] || echo "  none: hibernation needs swap"
 	if [ -d "$EFIVARS" ]; then
-		location_lines HibernateLocation "$SYSTEMD_GUID" utf16 "systemd, decoded"
-		location_lines EfiresumeLocation "$ER_GUID" utf8 "efiresume's sleep hook"
+		location_lines HibernateLocation "$SYSTEMD_GUID" utf16 "systemd, decoded" "$1"
+		location_lines EfiresumeLocation "$ER_GUID" utf8 "efiresume's sleep hook" "$1"
 	fi
 	return 0
 }

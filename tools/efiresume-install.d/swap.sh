@@ -90,71 +90,120 @@ id_of() { # SYSDIR|"" DEVPATH KIND(partuuid|uuid)
 	printf '%s\n' "${u,,}"
 }
 
-# The device stack under MAJ:MIN, one line per layer, from sysfs alone (dm/uuid, dm/name,
-# slaves/, partition): "<indent><role>/dev/X: what it is". Adds the UUIDs of the LUKS
-# containers it passes to STACK_LUKS.
-stack_lines() { # MAJ:MIN INDENT ROLE [DEPTH]
-	local mm=$1 ind=$2 role=$3 depth=${4:-0} d dev u name q vg lv h t s kids=() krole="on " desc
+# stack_walk ARRAY PREFIX MAJ:MIN ROLE [DEPTH [BASE]]: the device stack under MAJ:MIN, from sysfs
+# alone (dm/uuid, dm/name, slaves/, partition), one layer per device (MAJ:MIN first, then what
+# it is on, depth first), appended to the associative array ARRAY under PREFIX: [PREFIX:n] the
+# number of layers so far; layer I: [PREFIX:I:type] lv | lvm-internal | luks | dm-crypt | dm |
+# partition | md | zram | loop | disk | unknown (not in sysfs, or past 8 layers),
+# [PREFIX:I:device] /dev/X ("" when there is no node), [PREFIX:I:devnum] MAJ:MIN ("" when
+# unknown), [PREFIX:I:uuid] the LV's UUID (as LVM prints it), the LUKS
+# container's, the partition's PARTUUID, else "", [PREFIX:I:name] vg/lv, or the
+# device-mapper name of a LUKS container or other mapping, else "", [PREFIX:I:depth] DEPTH
+# (0 for MAJ:MIN) + BASE, [PREFIX:I:role] how the layer above holds it (ROLE for MAJ:MIN:
+# "PV ", "LUKS2 container ", "on ", ...), [PREFIX:I:desc] what status says of it.
+stack_walk() {
+	local pre=$2 mm=$3 role=$4 depth=${5:-0} base=${6:-0} d dev u name q vg lv h t s kids=() krole="on " desc
+	local type uuid= lname=
 	d=$SYSFS/dev/block/$mm
 	dev=$(dev_of "$mm")
-	[ -n "$dev" ] || dev="device $mm"
 	if [ ! -e "$d" ]; then
-		echo "$ind$role$dev: not in $SYSFS/dev/block"
+		stack_add "$1" "$pre" $((depth + base)) "$role" "$dev" "$mm" unknown "" "" "not in $SYSFS/dev/block"
 		return 0
 	fi
-	[ "$depth" -lt 8 ] || { echo "$ind$role$dev: ... (more than 8 layers)"; return 0; }
+	if [ "$depth" -ge 8 ]; then
+		stack_add "$1" "$pre" $((depth + base)) "$role" "$dev" "$mm" unknown "" "" "... (more than 8 layers)"
+		return 0
+	fi
 	d=$(readlink -f -- "$d" 2>/dev/null || echo "$d")
 	u=$(cat "$d/dm/uuid" 2>/dev/null)
 	name=$(cat "$d/dm/name" 2>/dev/null)
 	for s in "$d"/slaves/*; do [ -e "$s" ] && kids+=("${s##*/}"); done
 	if [ -n "$u$name" ]; then
 		if [[ $u =~ ^LVM-[[:alnum:]]{64}$ ]]; then
+			type=lv h=${u:36:32}
+			uuid=${h:0:6}-${h:6:4}-${h:10:4}-${h:14:4}-${h:18:4}-${h:22:4}-${h:26:6}
 			q=${name//--//}
 			if [[ $q == ?*-?* && $q != *-*-* ]]; then
 				vg=${q%%-*} lv=${q#*-}
-				desc="LVM logical volume ${vg//\//-}/${lv//\//-}"
+				lname=${vg//\//-}/${lv//\//-}
+				desc="LVM logical volume $lname"
 			else
 				desc="LVM logical volume (device-mapper name '$name' is not <vg>-<lv>)"
 			fi
 			[ "${#kids[@]}" -gt 1 ] && desc="$desc, on ${#kids[@]} physical volumes"
 			krole="PV "
 		elif [[ $u == LVM-* ]]; then
+			type=lvm-internal lname=$name
 			desc="LVM internal device $name (${u:68}): efiresume maps plain linear logical volumes only"
 		elif [[ $u =~ ^CRYPT-LUKS([12])-([[:xdigit:]]{32})- ]]; then
 			t=${BASH_REMATCH[1]} h=${BASH_REMATCH[2],,}
 			h=${h:0:8}-${h:8:4}-${h:12:4}-${h:16:4}-${h:20:12}
+			type=luks uuid=$h lname=$name
 			desc="open LUKS$t container, UUID $h (/dev/mapper/$name): efiresume asks for its passphrase at the firmware"
-			STACK_LUKS="${STACK_LUKS:-} $h"
 			krole="LUKS$t container "
 		elif [[ $u == CRYPT-* ]]; then
 			t=${u#CRYPT-}
+			type=dm-crypt lname=$name
 			desc="dm-crypt ${t%%-*} mapping /dev/mapper/$name (no LUKS header): efiresume cannot open it"
 		else
+			type=dm lname=$name
 			desc="device-mapper device /dev/mapper/$name${u:+ ($u)}: efiresume cannot map it"
 		fi
 	elif [ -r "$d/partition" ]; then
 		h=$(id_of "$d" "$dev" partuuid)
+		type=partition uuid=$h
 		desc="partition $(cat "$d/partition" 2>/dev/null) of $DEVDIR/$(basename "$(dirname "$d")"), PARTUUID ${h:-unknown}"
 	elif [ -r "$d/md/level" ]; then
+		type=md
 		desc="md RAID, $(cat "$d/md/level" 2>/dev/null)"
 		krole="member "
 	elif [[ ${d##*/} == zram* ]]; then
+		type=zram
 		desc="zram (compressed memory): it cannot hold a hibernation image"
 	elif [ -r "$d/loop/backing_file" ]; then
+		type=loop
 		desc="loop device on $(cat "$d/loop/backing_file" 2>/dev/null): efiresume cannot read it"
 	else
+		type=disk
 		desc="whole disk"
 	fi
-	echo "$ind$role$dev: $desc"
+	stack_add "$1" "$pre" $((depth + base)) "$role" "$dev" "$mm" "$type" "$uuid" "$lname" "$desc"
 	for s in "${kids[@]}"; do
 		t=$(devnum_of "$DEVDIR/$s")
 		if [ -n "$t" ]; then
-			stack_lines "$t" "$ind" "$krole" $((depth + 1))
+			stack_walk "$1" "$pre" "$t" "$krole" $((depth + 1)) "$base"
 		else
-			echo "$ind$krole$DEVDIR/$s: not in $SYSFS/class/block"
+			stack_add "$1" "$pre" $((depth + 1 + base)) "$krole" "$DEVDIR/$s" "" unknown "" "" "not in $SYSFS/class/block"
 		fi
 	done
 	return 0
+}
+
+# stack_add ARRAY PREFIX DEPTH ROLE DEVICE DEVNUM TYPE UUID NAME DESC: one layer (stack_walk)
+stack_add() {
+	local -n sa=$1
+	local i=${sa[$2:n]:-0}
+	sa[$2:$i:depth]=$3 sa[$2:$i:role]=$4 sa[$2:$i:device]=$5 sa[$2:$i:devnum]=$6 sa[$2:$i:type]=$7
+	sa[$2:$i:uuid]=$8 sa[$2:$i:name]=$9 sa[$2:$i:desc]=${10}
+	sa[$2:n]=$((i + 1))
+}
+
+# stack_print ARRAY PREFIX INDENT: the layers stack_walk put under PREFIX (but a swap file's
+# own, type file), one line each: "<indent><role>/dev/X: what it is"
+stack_print() {
+	local -n sq=$1
+	local i
+	for ((i = 0; i < ${sq[$2:n]:-0}; i++)); do
+		[ "${sq[$2:$i:type]}" = file ] && continue
+		echo "$3${sq[$2:$i:role]}${sq[$2:$i:device]:-device ${sq[$2:$i:devnum]}}: ${sq[$2:$i:desc]}"
+	done
+}
+
+# The device stack under MAJ:MIN, one line per layer (stack_walk, stack_print)
+stack_lines() { # MAJ:MIN INDENT ROLE
+	local -A stack_lines_layers=()
+	stack_walk stack_lines_layers x "$1" "$3"
+	stack_print stack_lines_layers x "$2"
 }
 
 # The mount holding the swap file PATH (as /proc/swaps prints it, escaped): the last of
@@ -216,18 +265,20 @@ swapfile_offset() { # FILE FSTYPE OFF-VAR HOW-VAR
 	return 0
 }
 
-# does a location (UUID, OFFSET) name one of the swaps listed (SW_LABEL, SW_UUID, SW_OFF)?
-loc_verdict() { # UUID OFFSET
+# loc_verdict UUID OFFSET ARRAY: does a location (UUID, OFFSET) name one of the swaps listed
+# in the status array ARRAY ([swaps], [sw:I:path], [sw:I:uuid], [sw:I:offset])?
+loc_verdict() {
+	local -n lvd=$3
 	local i hits= unknown=
-	for i in "${!SW_LABEL[@]}"; do
-		[ -n "${SW_UUID[$i]}" ] && [ "${SW_UUID[$i]}" = "$1" ] || continue
-		if [ -z "${SW_OFF[$i]}" ]; then
-			unknown="${SW_LABEL[$i]}"
-		elif [ "${SW_OFF[$i]}" = "$2" ]; then
-			echo "agrees with ${SW_LABEL[$i]} (UUID $1, offset $2)"
+	for ((i = 0; i < ${lvd[swaps]:-0}; i++)); do
+		[ -n "${lvd[sw:$i:uuid]}" ] && [ "${lvd[sw:$i:uuid]}" = "$1" ] || continue
+		if [ -z "${lvd[sw:$i:offset]}" ]; then
+			unknown="${lvd[sw:$i:path]}"
+		elif [ "${lvd[sw:$i:offset]}" = "$2" ]; then
+			echo "agrees with ${lvd[sw:$i:path]} (UUID $1, offset $2)"
 			return 0
 		else
-			hits="$hits, ${SW_LABEL[$i]} at offset ${SW_OFF[$i]}"
+			hits="$hits, ${lvd[sw:$i:path]} at offset ${lvd[sw:$i:offset]}"
 		fi
 	done
 	if [ -n "$hits" ]; then
@@ -239,8 +290,14 @@ loc_verdict() { # UUID OFFSET
 	fi
 }
 
-location_lines() { # NAME GUID utf16|utf8 WHO
-	local f kv k v json= uuid= off= kern= err= run
+# location_lines NAME GUID utf16|utf8 WHO ARRAY: the location variable NAME, decoded, and
+# whether it names one of the swaps of the status array ARRAY; each swap whose UUID it
+# names gets it in its locations: [sw:I:locs] (count), [sw:I:loc:K:variable|uuid|offset|
+# kernel|agrees] (agrees: 1 its offset is the swap's, 0 another or none, "" the swap's
+# offset is unknown)
+location_lines() {
+	local -n lls=$5
+	local f kv k v json= uuid= off= kern= err= run i
 	f=$(var_path "$1" "$2")
 	[ -e "$f" ] || return 0
 	kv=$(cat "$f" 2>/dev/null | efi_rd_location "$3")
@@ -255,16 +312,32 @@ location_lines() { # NAME GUID utf16|utf8 WHO
 	if [ -z "$uuid" ] || [ -z "$off" ]; then
 		echo "    no \"uuid\" or no \"offset\": efiresume does not use it"
 	else
-		echo "    $(loc_verdict "$uuid" "$off")"
+		echo "    $(loc_verdict "$uuid" "$off" "$5")"
 	fi
+	for ((i = 0; i < ${lls[swaps]:-0}; i++)); do
+		[ -n "$uuid" ] && [ "${lls[sw:$i:uuid]}" = "$uuid" ] || continue
+		k=${lls[sw:$i:locs]:-0}
+		lls[sw:$i:loc:$k:variable]=$1 lls[sw:$i:loc:$k:uuid]=$uuid lls[sw:$i:loc:$k:offset]=$off
+		lls[sw:$i:loc:$k:kernel]=$kern lls[sw:$i:loc:$k:agrees]=0
+		if [ -z "${lls[sw:$i:offset]}" ]; then
+			lls[sw:$i:loc:$k:agrees]=
+		elif [ "${lls[sw:$i:offset]}" = "$off" ]; then
+			lls[sw:$i:loc:$k:agrees]=1
+		fi
+		lls[sw:$i:locs]=$((k + 1))
+	done
 	run=$(uname -r 2>/dev/null)
 	[ -n "$kern" ] && [ -n "$run" ] && [ "$kern" != "$run" ] && echo "    written by kernel $kern; this one is $run"
 	return 0
 }
 
-# one swap file of /proc/swaps (RAW: as it prints it): inspect it, say where it lives;
-# appends to the caller's SW_* arrays (status_swaps)
-swapfile_lines() { # RAW PATH
+# swapfile_lines RAW PATH ARRAY I: one swap file of /proc/swaps (RAW: as it prints it):
+# inspect it, say where it lives; it is swap I of the status array ARRAY (status_swaps):
+# [sw:I:path], [sw:I:type] file, [sw:I:uuid] (its filesystem's), [sw:I:offset], [sw:I:key],
+# [sw:I:image], and its stack under sw:I:stack (stack_walk): first the file (type file, the
+# filesystem's device and UUID, [filesystem], [mount], [offset]), then the filesystem's device
+swapfile_lines() {
+	local -n sfa=$3
 	local mnt fst src mp mmm mm= sdev= u= read_fs off= how=unknown first
 	mnt=$(mount_of "$1")
 	IFS=$'\t' read -r fst src mp mmm <<<"$mnt"
@@ -300,8 +373,10 @@ swapfile_lines() { # RAW PATH
 		first=$(inspect_one "$sdev" "$off" "$2 (active swap file)")
 	fi
 	printf '%s\n' "$first"
-	SW_LABEL+=("$2") SW_UUID+=("$u") SW_OFF+=("$off") SW_KEY+=("${mm:-?}@${off:-?}") SW_TYPE+=(file)
-	SW_IMAGE+=("${first#"  $2 (active swap file): "}")
+	sfa[sw:$4:path]=$2 sfa[sw:$4:type]=file sfa[sw:$4:uuid]=$u sfa[sw:$4:offset]=$off sfa[sw:$4:key]="${mm:-?}@${off:-?}"
+	sfa[sw:$4:image]=${first#"  $2 (active swap file): "}
+	stack_add "$3" "sw:$4:stack" 0 "" "$sdev" "$mm" file "$u" "" "swap file $2"
+	sfa[sw:$4:stack:0:filesystem]=$fst sfa[sw:$4:stack:0:mount]=$mp sfa[sw:$4:stack:0:offset]=$off
 	[ -n "$mnt" ] || return 0
 	if printf ' %s ' "$ER_SWAPFILE_FS" | grep -qF " $fst "; then
 		read_fs="efiresume recognises $fst"
@@ -311,7 +386,8 @@ swapfile_lines() { # RAW PATH
 	echo "    in the $fst filesystem UUID ${u:-unknown} mounted at $mp ($src); $read_fs"
 	echo "    resume offset: ${off:+$off pages, }${how}"
 	if [ -n "$mm" ]; then
-		stack_lines "$mm" "    " "filesystem on "
+		stack_walk "$3" "sw:$4:stack" "$mm" "filesystem on " 0 1
+		stack_print "$3" "sw:$4:stack" "    "
 	fi
 	if [ -n "$off" ] && [ -n "$u" ]; then
 		echo "    efiresume finds it through HibernateLocation or EfiresumeLocation (written at hibernation), or with \"resume UUID=$u\" and \"resume-offset $off\" in efiresume.conf"
