@@ -46,36 +46,43 @@ tpm_hash() {
 # Status 1 (TPM_EVLOG_ERR says why) when the file cannot be read or is not such a log.
 EV_PCR=() EV_TYPE=() EV_DIG=() EV_DATA=() EV_N=0 TPM_EVLOG_ERR=
 tpm_evlog_load() {
-	local f=$1 bank=$2 want wsize n i p t cnt a j sz dsz dig
+	local f=$1 bank=$2 ab want wsize n i p t cnt a j sz dsz dig
 	local -a B
-	local -A size
+	local -A size=()
 	EV_PCR=() EV_TYPE=() EV_DIG=() EV_DATA=() EV_N=0 TPM_EVLOG_ERR=
-	read -r want wsize <<<"$(tpm_bank_alg "$bank")" || { TPM_EVLOG_ERR="unknown bank $bank"; return 1; }
+	ab=$(tpm_bank_alg "$bank") || { TPM_EVLOG_ERR="unknown bank $bank"; return 1; }
+	read -r want wsize <<<"$ab"
 	[ -r "$f" ] || { TPM_EVLOG_ERR="cannot read $f"; return 1; }
 	mapfile -t B < <(od -An -v -tx1 -w1 "$f" | tr -d ' ')
 	n=${#B[@]}
-	# (u32 and u16 little-endian at an offset; $n bounds every read)
-	_u32() { echo $((16#${B[$1 + 3]}${B[$1 + 2]}${B[$1 + 1]}${B[$1]})); }
-	_u16() { echo $((16#${B[$1 + 1]}${B[$1]})); }
-	_hex() { local k o=; for ((k = $1; k < $1 + $2; k++)); do o+=${B[k]}; done; printf '%s' "$o"; }
+	# (into R, no subshell: u32 and u16 little-endian, hex bytes; every caller checks the bounds
+	# against $n first)
+	local R
+	_u32() { R=$((16#${B[$1 + 3]}${B[$1 + 2]}${B[$1 + 1]}${B[$1]})); }
+	_u16() { R=$((16#${B[$1 + 1]}${B[$1]})); }
+	_hex() { local k; R=; for ((k = $1; k < $1 + $2; k++)); do R+=${B[k]}; done; }
 	# the first event (SHA-1 format): PCR 0, EV_NO_ACTION, "Spec ID Event03"
-	if [ "$n" -lt 65 ] || [ "$(_u32 4)" != 3 ] || [ "$(_hex 32 15)" != 53706563204944204576656e743033 ]; then
+	[ "$n" -ge 64 ] && _u32 4 && [ "$R" = 3 ] && _hex 32 15 && [ "$R" = 53706563204944204576656e743033 ] ||
+		R=
+	if [ -z "$R" ]; then
 		TPM_EVLOG_ERR="$f is not a crypto-agile TCG event log (no Spec ID Event03)"
 		return 1
 	fi
-	sz=$(_u32 28)
-	cnt=$(_u32 56)
-	[ "$cnt" -ge 1 ] && [ "$cnt" -le 16 ] || { TPM_EVLOG_ERR="$f: $cnt digest algorithms"; return 1; }
+	_u32 28; sz=$R
+	_u32 56; cnt=$R
+	[ "$cnt" -ge 1 ] && [ "$cnt" -le 16 ] && [ $((60 + 4 * cnt)) -le $((32 + sz)) ] && [ $((32 + sz)) -le "$n" ] ||
+		{ TPM_EVLOG_ERR="$f: a malformed Spec ID event"; return 1; }
 	for ((j = 0; j < cnt; j++)); do
-		a=$(_hex $((61 + 4 * j)) 1)$(_hex $((60 + 4 * j)) 1)
-		size[$a]=$(_u16 $((62 + 4 * j)))
+		a=${B[61 + 4 * j]}${B[60 + 4 * j]}
+		_u16 $((62 + 4 * j)); size[$a]=$R
 	done
 	[ -n "${size[$want]:-}" ] || { TPM_EVLOG_ERR="$f has no $bank digests"; return 1; }
 	i=$((32 + sz))
-	while [ $((i + 12)) -le "$n" ]; do
-		p=$(_u32 "$i")
-		t=$(_hex $((i + 7)) 1)$(_hex $((i + 6)) 1)$(_hex $((i + 5)) 1)$(_hex $((i + 4)) 1)
-		cnt=$(_u32 $((i + 8)))
+	while [ "$i" -lt "$n" ]; do
+		[ $((i + 12)) -le "$n" ] || { TPM_EVLOG_ERR="$f: truncated at byte $i"; return 1; }
+		_u32 "$i"; p=$R
+		t=${B[i + 7]}${B[i + 6]}${B[i + 5]}${B[i + 4]}
+		_u32 $((i + 8)); cnt=$R
 		[ "$p" -le 31 ] && [ "$cnt" -le 16 ] || { TPM_EVLOG_ERR="$f: event $EV_N at byte $i is malformed"; return 1; }
 		i=$((i + 12))
 		dig=
@@ -84,23 +91,24 @@ tpm_evlog_load() {
 			a=${B[i + 1]}${B[i]}
 			dsz=${size[$a]:-}
 			[ -n "$dsz" ] || { TPM_EVLOG_ERR="$f: event $EV_N has a digest of an algorithm the header does not list"; return 1; }
-			[ "$a" = "$want" ] && dig=$(_hex $((i + 2)) "$dsz")
+			[ $((i + 2 + dsz)) -le "$n" ] || { TPM_EVLOG_ERR="$f: truncated at byte $i"; return 1; }
+			[ "$a" = "$want" ] && _hex $((i + 2)) "$dsz" && dig=$R
 			i=$((i + 2 + dsz))
 		done
+		[ -n "$dig" ] || { TPM_EVLOG_ERR="$f: event $EV_N has no $bank digest"; return 1; }
 		[ $((i + 4)) -le "$n" ] || { TPM_EVLOG_ERR="$f: truncated at byte $i"; return 1; }
-		sz=$(_u32 "$i")
+		_u32 "$i"; sz=$R
 		i=$((i + 4))
 		[ $((i + sz)) -le "$n" ] || { TPM_EVLOG_ERR="$f: event $EV_N's data runs past the end"; return 1; }
 		EV_PCR[EV_N]=$p EV_TYPE[EV_N]=$t EV_DIG[EV_N]=$dig EV_DATA[EV_N]=
 		case $t in
 		# EV_SEPARATOR, EV_EFI_VARIABLE_DRIVER_CONFIG, EV_EFI_BOOT_SERVICES_APPLICATION,
 		# EV_EFI_VARIABLE_AUTHORITY: their data is read
-		00000004 | 80000001 | 80000003 | 800000e0) EV_DATA[EV_N]=$(_hex "$i" "$sz") ;;
+		00000004 | 80000001 | 80000003 | 800000e0) _hex "$i" "$sz"; EV_DATA[EV_N]=$R ;;
 		esac
 		EV_N=$((EV_N + 1))
 		i=$((i + sz))
 	done
-	[ "$i" = "$n" ] || { TPM_EVLOG_ERR="$f: $((n - i)) bytes after the last event"; return 1; }
 	return 0
 }
 
@@ -117,19 +125,16 @@ tpm_replay() {
 	echo "$v"
 }
 
-# UCS-2 (hex, little-endian) -> text (ASCII; others as ?)
+# UCS-2 (hex, little-endian) -> text (ASCII; others as ?), up to a NUL
 tpm_ucs2() {
-	local h=$1 o= k c
+	local h=$1 f= k c o
 	for ((k = 0; k + 4 <= ${#h}; k += 4)); do
 		c=$((16#${h:k+2:2}${h:k:2}))
 		[ "$c" = 0 ] && break
-		if [ "$c" -ge 32 ] && [ "$c" -lt 127 ]; then
-			# shellcheck disable=SC2059
-			o+=$(printf "\\x$(printf %02x "$c")")
-		else
-			o+='?'
-		fi
+		if [ "$c" -ge 32 ] && [ "$c" -lt 127 ]; then f+="\\x${h:k:2}"; else f+='?'; fi
 	done
+	# shellcheck disable=SC2059  # the format is \xHH escapes and '?' only
+	printf -v o "$f"
 	printf '%s' "$o"
 }
 tpm_u64le() { # HEX(16 digits) -> decimal
@@ -416,6 +421,7 @@ tpm_judge() {
 		tj[tpm:view]=absent
 		tpm_predict_why "$k" "$bank" "$pcrs" "$pin" "$hash" "${tj[tpm:$k:initramfs]}"
 		tj[tpm:$k:efiresume]=$TPM_VERDICT
+		[ "$TPM_VERDICT" = unknown ] || tj[tpm:view]=predicted
 		return 0
 	fi
 	tj[tpm:view]=measured
@@ -466,11 +472,26 @@ tpm_advice() {
 	printf '%s' "enrol a keyslot that holds at efiresume's start too: no PCR and a PIN (systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs= --tpm2-with-pin=yes), or keep PCR 7 only when every image started after efiresume is verified by an authority measured before it (docs/tpm-pcr7.md)"
 }
 
-# tpm_predict_why K BANK PCRS PIN HASH INITRAMFS: this boot did not go through efiresume
+# tpm_predict_why K BANK PCRS PIN HASH INITRAMFS: this boot did not go through efiresume:
+# the prediction (tpm_predict) when it can be made; sets TPM_VERDICT (yes|no|unknown), TPM_WHY
 TPM_VERDICT=
 tpm_predict_why() {
+	local vals pol
 	TPM_VERDICT=unknown
-	TPM_WHY="not checked: this boot did not go through efiresume (no \\EFI\\efiresume\\ image in the event log), so the PCR values at its start are not in the log; boot through efiresume once and run status again"
+	if vals=$(tpm_predict "$2" "$3"); then
+		pol=$(tpm_token_policy "$2" "$3" "$vals" "$4")
+		if [ "$pol" = "$5" ]; then
+			TPM_VERDICT=yes
+			TPM_WHY="can be unsealed by efiresume (predicted: this boot did not go through efiresume; its pre-boot events and efiresume's db authority give the token's policy$([ "$4" = true ] && echo "; efiresume asks for the PIN"))"
+		else
+			TPM_VERDICT=no
+			TPM_WHY="cannot be unsealed by efiresume (predicted: this boot did not go through efiresume; its pre-boot events$([[ " $3 " == *" 7 "* ]] && [ "$(state_get secure-boot)" = db ] && echo " and efiresume's db authority (for $(state_get cert))") do not give the token's policy)"
+			[ "$6" = yes ] && TPM_WHY+="; booted through efiresume, PCR 7 in the initramfs will hold efiresume's authority too, so this keyslot stops unsealing there as well"
+			TPM_WHY+="; $(tpm_advice)"
+		fi
+		return 0
+	fi
+	TPM_WHY="not checked: this boot did not go through efiresume (no \\EFI\\efiresume\\ image in the event log) and the PCR values at its start cannot be predicted: $TPM_PRED_NO; boot through efiresume once and run status again"
 	[ "$6" = yes ] && TPM_WHY+=" (the initramfs of this boot can unseal it)"
 	return 0
 }
@@ -510,4 +531,164 @@ tpm_json() {
 	o+="]$nl  }"
 	[ "$2" = short ] && o=${o%  \}}"}"
 	printf '%s' "$o"
+}
+
+# ------------------------------------------------------------------ the prediction (no efiresume in this boot)
+# tpm_file_der FILE: a certificate file (PEM or DER) as DER hex
+tpm_file_der() {
+	if grep -q -- '-----BEGIN CERTIFICATE' "$1" 2>/dev/null; then
+		sed -n '/-----BEGIN CERTIFICATE/,/-----END CERTIFICATE/p' "$1" | sed '1d;$d' | base64 -d 2>/dev/null | od -An -v -tx1 | tr -d ' \n'
+	else
+		od -An -v -tx1 "$1" 2>/dev/null | tr -d ' \n'
+	fi
+}
+
+# tpm_esl_x509 ESLHEX: the X.509 entries of EFI_SIGNATURE_LISTs, "SIGDATAHEX" a line (owner
+# GUID, then the DER certificate: what EV_EFI_VARIABLE_AUTHORITY measures)
+tpm_esl_x509() {
+	local h=$1 k=0 ls hs ss e
+	while [ $((k + 56)) -le ${#h} ]; do
+		ls=$((16#${h:k+38:2}${h:k+36:2}${h:k+34:2}${h:k+32:2}))
+		hs=$((16#${h:k+46:2}${h:k+44:2}${h:k+42:2}${h:k+40:2}))
+		ss=$((16#${h:k+54:2}${h:k+52:2}${h:k+50:2}${h:k+48:2}))
+		[ "$ls" -ge 28 ] && [ "$ss" -gt 16 ] && [ $((k + ls * 2)) -le ${#h} ] || return 0
+		if [ "${h:k:32}" = a159c0a5e494a74a87b5ab155c2bf072 ]; then
+			for ((e = k + 56 + hs * 2; e + ss * 2 <= k + ls * 2; e += ss * 2)); do
+				printf '%s\n' "${h:e:ss*2}"
+			done
+		fi
+		k=$((k + ls * 2))
+	done
+}
+
+# tpm_cert_authority EVENT: status 0 when EVENT is an EV_EFI_VARIABLE_AUTHORITY in PCR 7 whose
+# data is a certificate (an EFI_SIGNATURE_DATA: owner GUID, then DER), not SbatLevel and the like
+tpm_cert_authority() {
+	local name guid data
+	[ "${EV_PCR[$1]}" = 7 ] && [ "${EV_TYPE[$1]}" = 800000e0 ] || return 1
+	read -r name guid data <<<"$(tpm_var_event "$1")"
+	[ "${data:32:4}" = 3082 ]
+}
+
+# tpm_match_sigdata CERT: from the signature data (hex, a line each) on stdin, the one that is
+# CERT itself, else (openssl) the one that issued it
+tpm_match_sigdata() {
+	local der sd ca= all
+	der=$(tpm_file_der "$1")
+	[ -n "$der" ] || return 1
+	all=$(cat)
+	sd=$(grep -m1 -- "^.\{32\}$der\$" <<<"$all")
+	[ -n "$sd" ] && { echo "$sd"; return 0; }
+	command -v openssl >/dev/null 2>&1 || return 1
+	while read -r sd; do
+		[ -n "$sd" ] || continue
+		# shellcheck disable=SC2059
+		printf "$(printf '%s' "${sd:32}" | sed 's/../\\x&/g')" | openssl x509 -inform DER -out "$WORKDIR/tpm-ca.pem" 2>/dev/null || continue
+		openssl verify -no_check_time -purpose any -partial_chain -CAfile "$WORKDIR/tpm-ca.pem" "$1" >/dev/null 2>&1 && { ca=$sd; break; }
+	done <<<"$all"
+	[ -n "$ca" ] && echo "$ca"
+}
+
+# tpm_var_event_data GUIDHEX(16 bytes, as stored) NAMEHEX(UCS-2) NAMELEN SIGDATA: a
+# UEFI_VARIABLE_DATA (hex)
+tpm_var_event_data() {
+	printf '%s%s%s%s%s' "$1" "$(printf '%016x' "$3" | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\8\7\6\5\4\3\2\1/')" \
+		"$(printf '%016x' $((${#4} / 2)) | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\8\7\6\5\4\3\2\1/')" "$2" "$4"
+}
+
+# tpm_mok_authority CERT: the EV_EFI_VARIABLE_AUTHORITY event data (hex) shim measures when a
+# MOK verifies an image signed with CERT: variable "MokListRT" (shim's GUID), its entry
+tpm_mok_authority() {
+	local f sd
+	f=$EFIVARS/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23
+	[ -r "$f" ] || return 1
+	sd=$(tpm_esl_x509 "$(tail -c +5 "$f" | od -An -v -tx1 | tr -d ' \n')" | tpm_match_sigdata "$1") || return 1
+	[ -n "$sd" ] || return 1
+	tpm_var_event_data 50ab5d6046e00043abb63dd810dd8b23 4d006f006b004c0069007300740052005400 9 "$sd"
+}
+
+# tpm_db_authority CERT: the EV_EFI_VARIABLE_AUTHORITY event data (hex) the firmware measures
+# when db verifies an image signed with CERT: the db entry that is CERT itself, else (openssl)
+# the one that issued it; from the db the firmware measured at this boot (the log's db event)
+tpm_db_authority() {
+	local i name guid data= sd
+	for ((i = 0; i < EV_N; i++)); do
+		[ "${EV_PCR[i]}" = 7 ] && [ "${EV_TYPE[i]}" = 80000001 ] || continue
+		read -r name guid data <<<"$(tpm_var_event "$i")"
+		[ "$name" = db ] && [ "$guid" = d719b2cb-3d3a-4596-a3bc-dad00e67656f ] && break
+		data=
+	done
+	[ -n "$data" ] || return 1
+	sd=$(tpm_esl_x509 "$data" | tpm_match_sigdata "$1") || return 1
+	[ -n "$sd" ] || return 1
+	# db's GUID, name length 2, "db", the signature data
+	tpm_var_event_data cbb219d73a3d9645a3bcdad00e67656f 64006200 2 "$sd"
+}
+
+# tpm_predict BANK "PCR...": the PCR values efiresume would see at its start, predicted from a
+# boot without it: the events before the first boot application's own ones (the pre-boot part:
+# PCRs 0-3 and 7 are complete there), then, for PCR 7:
+#   --secure-boot=db: the firmware's authority event for efiresume's certificate (its db entry;
+#     not measured again when an identical one is in the pre-boot part: edk2 measures each
+#     authority once);
+#   --secure-boot=shim, when this boot started a shim first: that shim's own events (the
+#     firmware's authority for it, shim's SbatLevel: every PCR 7 event before shim's first
+#     certificate authority, the one for its second stage), then shim's MokListRT authority for
+#     efiresume's certificate (its entry in the MokListRT variable);
+#   unsigned: nothing more.
+# (docs/tpm-pcr7.md: measured, and checked against measured boots by tests/host/test-tpm-status.sh)
+# Prints the values; status 1 (TPM_PRED_NO says why) when it cannot.
+TPM_PRED_NO=
+tpm_predict() {
+	local bank=$1 p i fa=-1 pre v ev dg m out=()
+	TPM_PRED_NO=
+	m=$(state_get secure-boot)
+	for p in $2; do
+		case $p in 0 | 1 | 2 | 3 | 7) ;; *) TPM_PRED_NO="PCR $p is measured again by efiresume's own load (only PCRs 0-3 and 7 are predicted)"; return 1 ;; esac
+	done
+	for ((i = 0; i < EV_N; i++)); do
+		[ "${EV_PCR[i]}" = 4 ] && [ "${EV_TYPE[i]}" = 80000003 ] && { fa=$i; break; }
+	done
+	[ "$fa" -ge 0 ] || { TPM_PRED_NO="no boot application in the log"; return 1; }
+	pre=$fa
+	for ((i = fa - 1; i >= 0; i--)); do
+		[ "${EV_PCR[i]}" = 4 ] && { pre=$((i + 1)); break; }
+	done
+	local p7=$pre
+	if [ "$m" = db ] && [[ " $2 " == *" 7 "* ]]; then
+		ev=$(tpm_db_authority "$(state_get cert)") || { TPM_PRED_NO="efiresume's certificate $(state_get cert) is not in the db this boot measured"; return 1; }
+		dg=$(tpm_hash "$bank" "$ev")
+	elif [ "$m" = shim ] && [[ " $2 " == *" 7 "* ]]; then
+		local fp
+		fp=$(tpm_image_path "$fa")
+		case ${fp,,} in
+		*'\shim'"${ARCH:-x64}"'.efi' | *'\boot'"${ARCH:-x64}"'.efi') ;;
+		*) TPM_PRED_NO="this boot did not start a shim first (${fp:-an image without a file path}): shim's own events cannot be taken from it"; return 1 ;;
+		esac
+		p7=
+		for ((i = fa + 1; i < EV_N; i++)); do
+			[ "${EV_PCR[i]}" = 4 ] && [ "${EV_TYPE[i]}" = 80000003 ] && break
+			[ "${EV_PCR[i]}" = 7 ] && [ "${EV_TYPE[i]}" = 800000e0 ] || continue
+			tpm_cert_authority "$i" || continue
+			p7=$i
+			break
+		done
+		[ -n "$p7" ] || { TPM_PRED_NO="the shim this boot started measured no authority for its second stage"; return 1; }
+		ev=$(tpm_mok_authority "$(state_get cert)") || { TPM_PRED_NO="efiresume's certificate $(state_get cert) is not in MokListRT (not enrolled as a MOK?)"; return 1; }
+		dg=$(tpm_hash "$bank" "$ev")
+	fi
+	for p in $2; do
+		if [ "$p" = 7 ]; then v=$(tpm_replay "$bank" 7 "$p7"); else v=$(tpm_replay "$bank" "$p" "$pre"); fi
+		if [ "$p" = 7 ] && [ -n "${dg:-}" ]; then
+			# (edk2 measures each authority once; shim measures every verification)
+			if [ "$m" = db ]; then
+				for ((i = 0; i < p7; i++)); do
+					[ "${EV_PCR[i]}" = 7 ] && [ "${EV_DIG[i]}" = "$dg" ] && { dg=; break; }
+				done
+			fi
+			[ -z "$dg" ] || v=$(tpm_hash "$bank" "$v$dg")
+		fi
+		out+=("$v")
+	done
+	echo "${out[*]}"
 }
