@@ -92,7 +92,7 @@ has "db-efiresume: after efiresume, shim's vendor certificate for GRUB (MokListR
 
 # the prediction from a boot without efiresume (db-normal) = the measured PCR 7 at efiresume's
 # start (db-efiresume: the same firmware, store and certificate)
-predict() { tpm_evlog_load "$1" "$2" || return; tpm_predict "$2" "$3" || echo "NO $TPM_PRED_NO"; }
+predict() { tpm_evlog_load "$1" "$2" || return; if tpm_predict "$2" "$3"; then echo "$TPM_PRED_VALS"; else echo "NO $TPM_PRED_NO"; fi; }
 check "db-normal: PCR 7 predicted at efiresume's start = measured in db-efiresume" \
 	"$(T_SB=db T_CERT=$D/snakeoil.pem lib predict "$D/db-normal.bin" sha256 7)" "$(pcr_of "$D/db-efiresume.tpm" efiresume)"
 check "db-normal: PCR 7 (sha1 bank) predicted = measured" \
@@ -253,6 +253,30 @@ out=$(EFIRESUME_EVENTLOG=$D/db-normal.bin "$TOOL" status 2>&1)
 has "status, booted without efiresume, certificate not in db: not checked, says why" "$(line 1)" "not checked: this boot did not go through efiresume"
 has "... names the certificate" "$(line 1)" "efiresume's certificate $W/other.pem is not in the db this boot measured"
 printf 'mode=always\nsecure-boot=db\n' >"$M/state/state"
+pcr_of "$D/db-efiresume.pcrs" 7 >"$M/sys/class/tpm/tpm0/pcr-sha256/7"
+
+# --secure-boot=shim (mok-efiresume: shim -> efiresume as grubx64.efi -> \EFI\debian\shimx64.efi
+# -> GRUB -> kernel) with its own three tokens
+for n in 0 1 2; do cryptsetup token remove --token-id $n "$M/dev/vda3" >/dev/null 2>&1; done
+n=0
+for t in efiresume efiresume-pin initramfs; do
+	cryptsetup token import --token-id $n --json-file "$D/mok-efiresume.token-$t.json" "$M/dev/vda3" >/dev/null 2>&1 ||
+		fail "cryptsetup token import mok $t"
+	n=$((n + 1))
+done
+printf 'mode=always\nsecure-boot=shim\ncert=%s\n' "$D/snakeoil.pem" >"$M/state/state"
+pcr_of "$D/mok-efiresume.pcrs" 7 >"$M/sys/class/tpm/tpm0/pcr-sha256/7"
+out=$(EFIRESUME_EVENTLOG=$D/mok-efiresume.bin "$TOOL" status 2>&1)
+has "status, shim: keyslot 1 (sealed at efiresume's view) can be unsealed" "$(line 1)" "can be unsealed by efiresume (its policy matches"
+has "status, shim: keyslot 3 (sealed on the running system) cannot" "$(line 3)" "cannot be unsealed by efiresume: PCR 7 at efiresume differs from the initramfs's"
+has "status, shim: efiresume's signer is the MOK (shim's MokListRT event)" "$(line 3)" "efiresume's signer is MokListRT: C = US, ST = Colorado, L = Fort Collins, O = SnakeOil, where the initramfs saw also db: C = US, ST = Washington, L = Redmond, O = Microsoft Corporation, CN = Microsoft Corporation UEFI CA 2011; SbatLevel; MokListRT: CN = Debian Secure Boot CA; MokListRT: CN = Debian Secure Boot CA"
+js=$(EFIRESUME_EVENTLOG=$D/mok-efiresume.bin "$TOOL" status --json 2>/dev/null)
+check "status --json, shim: efiresume, initramfs" "$(jq_ '[(k["efiresume"], k["initramfs"]) for k in d["tpm2"]["keyslots"]]' <<<"$js")" \
+	"[(True, False), (True, False), (False, True)]"
+# control: the same log read as --secure-boot=db (efiresume.efi): efiresume not found in it
+printf 'mode=always\nsecure-boot=db\n' >"$M/state/state"
+out=$(EFIRESUME_EVENTLOG=$D/mok-efiresume.bin "$TOOL" status 2>&1)
+hasnt "control: mok-efiresume read as --secure-boot=db: no measured verdict" "$(line 1)" "its policy matches the PCR values at efiresume's start"
 pcr_of "$D/db-efiresume.pcrs" 7 >"$M/sys/class/tpm/tpm0/pcr-sha256/7"
 
 # no event log (no TPM)

@@ -46,12 +46,12 @@ tpm_hash() {
 # Status 1 (TPM_EVLOG_ERR says why) when the file cannot be read or is not such a log.
 EV_PCR=() EV_TYPE=() EV_DIG=() EV_DATA=() EV_N=0 TPM_EVLOG_ERR=
 tpm_evlog_load() {
-	local f=$1 bank=$2 ab want wsize n i p t cnt a j sz dsz dig
+	local f=$1 bank=$2 ab want n i p t cnt a j sz dsz dig
 	local -a B
 	local -A size=()
 	EV_PCR=() EV_TYPE=() EV_DIG=() EV_DATA=() EV_N=0 TPM_EVLOG_ERR=
 	ab=$(tpm_bank_alg "$bank") || { TPM_EVLOG_ERR="unknown bank $bank"; return 1; }
-	read -r want wsize <<<"$ab"
+	read -r want _ <<<"$ab"
 	[ -r "$f" ] || { TPM_EVLOG_ERR="cannot read $f"; return 1; }
 	mapfile -t B < <(od -An -v -tx1 -w1 "$f" | tr -d ' ')
 	n=${#B[@]}
@@ -258,13 +258,12 @@ tpm_json_get() {
 # tpm_tokens DEV: the systemd-tpm2 tokens of the LUKS2 device DEV, "ID JSON" a line
 # (cryptsetup token export; status 1 when cryptsetup is missing or cannot read DEV)
 tpm_tokens() {
-	local id j any=
+	local id j
 	command -v "$TPM_CRYPTSETUP" >/dev/null 2>&1 || return 1
 	"$TPM_CRYPTSETUP" isLuks --type luks2 "$1" >/dev/null 2>&1 || return 1
 	for id in $(seq 0 31); do
 		j=$("$TPM_CRYPTSETUP" token export --token-id "$id" "$1" 2>/dev/null) || continue
 		j=$(printf '%s' "$j" | tr -d '\n')
-		any=1
 		[ "$(tpm_json_get "$j" type)" = systemd-tpm2 ] && printf '%s %s\n' "$id" "$j"
 	done
 	return 0
@@ -312,8 +311,8 @@ tpm_authorities() {
 # :efiresume (yes|no|unknown), :initramfs (yes|no|unknown), :why; tpm_text: the lines
 tpm_gather() {
 	local -n tg=$1
-	local raw typ path mm devs=() d l id j k=0 lines= bank pcrs pin hash ks why eidx
-	local -A seen=() loaded=()
+	local raw typ path mm devs=() d l id j k=0 lines= bank pcrs pin hash ks why
+	local -A seen=()
 	while read -r raw typ _; do
 		[ -n "$raw" ] && [ "$typ" != file ] || continue
 		path=$(unesc "$raw")
@@ -467,19 +466,24 @@ tpm_own_authority() {
 	printf '%s' "${o:-(no authority event of its own: it was measured before)}"
 }
 
-# tpm_advice: what to enrol instead (docs/tpm-pcr7.md, "What holds at both points")
+# tpm_advice: what to enrol instead (measured: docs/tpm-pcr7.md, "What follows")
 tpm_advice() {
-	printf '%s' "enrol a keyslot that holds at efiresume's start too: no PCR and a PIN (systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs= --tpm2-with-pin=yes), or keep PCR 7 only when every image started after efiresume is verified by an authority measured before it (docs/tpm-pcr7.md)"
+	local t="enrol a keyslot that holds at efiresume's start too: bound to no PCR, with a PIN (systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs= --tpm2-with-pin=yes)"
+	case $(state_get secure-boot) in
+	db) t+=", or keep --tpm2-pcrs=7 with a fallback signed by efiresume's own db certificate (the firmware measures that authority once, so PCR 7 does not change after efiresume; docs/tpm-pcr7.md)" ;;
+	*) t+=" (docs/tpm-pcr7.md)" ;;
+	esac
+	printf '%s' "$t"
 }
 
 # tpm_predict_why K BANK PCRS PIN HASH INITRAMFS: this boot did not go through efiresume:
 # the prediction (tpm_predict) when it can be made; sets TPM_VERDICT (yes|no|unknown), TPM_WHY
 TPM_VERDICT=
 tpm_predict_why() {
-	local vals pol
+	local pol
 	TPM_VERDICT=unknown
-	if vals=$(tpm_predict "$2" "$3"); then
-		pol=$(tpm_token_policy "$2" "$3" "$vals" "$4")
+	if tpm_predict "$2" "$3"; then
+		pol=$(tpm_token_policy "$2" "$3" "$TPM_PRED_VALS" "$4")
 		if [ "$pol" = "$5" ]; then
 			TPM_VERDICT=yes
 			TPM_WHY="can be unsealed by efiresume (predicted: this boot did not go through efiresume; its pre-boot events and efiresume's db authority give the token's policy$([ "$4" = true ] && echo "; efiresume asks for the PIN"))"
@@ -637,11 +641,12 @@ tpm_db_authority() {
 #     efiresume's certificate (its entry in the MokListRT variable);
 #   unsigned: nothing more.
 # (docs/tpm-pcr7.md: measured, and checked against measured boots by tests/host/test-tpm-status.sh)
-# Prints the values; status 1 (TPM_PRED_NO says why) when it cannot.
-TPM_PRED_NO=
+# Sets TPM_PRED_VALS (the values, in the PCRs' order); status 1 (TPM_PRED_NO says why) when it
+# cannot. (Call it in this shell, not in $(...).)
+TPM_PRED_NO= TPM_PRED_VALS=
 tpm_predict() {
 	local bank=$1 p i fa=-1 pre v ev dg m out=()
-	TPM_PRED_NO=
+	TPM_PRED_NO= TPM_PRED_VALS=
 	m=$(state_get secure-boot)
 	for p in $2; do
 		case $p in 0 | 1 | 2 | 3 | 7) ;; *) TPM_PRED_NO="PCR $p is measured again by efiresume's own load (only PCRs 0-3 and 7 are predicted)"; return 1 ;; esac
@@ -690,5 +695,5 @@ tpm_predict() {
 		fi
 		out+=("$v")
 	done
-	echo "${out[*]}"
+	TPM_PRED_VALS=${out[*]}
 }
