@@ -39,7 +39,8 @@ pcr_of() { awk -v p="$2" '$1 == p {print tolower($2)}' "$1"; }
 # (sourced in a subshell with the few installer functions it calls)
 lib() {
 	(
-		SYSFS=${T_SYSFS:-/nonexistent} STATE_SB=${T_SB:-} WORKDIR=$W
+		SYSFS=${T_SYSFS:-/nonexistent} STATE_SB=${T_SB:-} WORKDIR=$W ARCH=x64
+		EFIVARS=$SYSFS/firmware/efi/efivars
 		state_get() { case $1 in secure-boot) echo "$STATE_SB" ;; cert) echo "${T_CERT:-}" ;; esac; }
 		# shellcheck source=../../tools/efiresume-install.d/tpm.sh
 		. "$LIB" || exit 9
@@ -273,6 +274,29 @@ has "status, shim: efiresume's signer is the MOK (shim's MokListRT event)" "$(li
 js=$(EFIRESUME_EVENTLOG=$D/mok-efiresume.bin "$TOOL" status --json 2>/dev/null)
 check "status --json, shim: efiresume, initramfs" "$(jq_ '[(k["efiresume"], k["initramfs"]) for k in d["tpm2"]["keyslots"]]' <<<"$js")" \
 	"[(True, False), (True, False), (False, True)]"
+# a boot through Debian's shim without efiresume (mok-normal): predicted from its shim's own
+# events and the MOK's entry in MokListRT (written here as shim leaves it: an EFI_SIGNATURE_LIST
+# of one X.509 entry, owner 338ebdff-..., what virt-fw-vars --add-mok enrolled in the measured boots)
+if [ -r "$D/mok-normal.bin" ]; then
+	der=$(sed '1d;$d' "$D/snakeoil.pem" | base64 -d | od -An -v -tx1 | tr -d ' \n')
+	le32() { printf '%08x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/'; }
+	nb=$((${#der} / 2))
+	hex=07000000a159c0a5e494a74a87b5ab155c2bf072$(le32 $((28 + 16 + nb)))00000000$(le32 $((16 + nb)))ffbd8e33f85b7149876045caada2d435$der
+	# shellcheck disable=SC2059
+	printf "$(sed 's/../\\x&/g' <<<"$hex")" >"$M/sys/firmware/efi/efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23"
+	pcr_of "$D/mok-normal.pcrs" 7 >"$M/sys/class/tpm/tpm0/pcr-sha256/7"
+	out=$(EFIRESUME_EVENTLOG=$D/mok-normal.bin "$TOOL" status 2>&1)
+	has "status, shim, booted without efiresume: keyslot 1 predicted unsealable" "$(line 1)" "can be unsealed by efiresume (predicted"
+	has "status, shim, booted without efiresume: keyslot 3 predicted not" "$(line 3)" "cannot be unsealed by efiresume (predicted"
+	check "mok-normal: PCR 7 predicted at efiresume's start = measured in mok-efiresume" \
+		"$(T_SB=shim T_CERT=$D/snakeoil.pem T_SYSFS=$M/sys lib predict "$D/mok-normal.bin" sha256 7)" "$(pcr_of "$D/mok-efiresume.tpm" efiresume)"
+	# control: no MokListRT (the certificate not enrolled): not predicted, says why
+	rm "$M/sys/firmware/efi/efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23"
+	out=$(EFIRESUME_EVENTLOG=$D/mok-normal.bin "$TOOL" status 2>&1)
+	has "status, shim, no MokListRT: not checked, says why" "$(line 1)" "is not in MokListRT (not enrolled as a MOK?)"
+	pcr_of "$D/mok-efiresume.pcrs" 7 >"$M/sys/class/tpm/tpm0/pcr-sha256/7"
+	printf 'mode=always\nsecure-boot=shim\ncert=%s\n' "$D/snakeoil.pem" >"$M/state/state"
+fi
 # control: the same log read as --secure-boot=db (efiresume.efi): efiresume not found in it
 printf 'mode=always\nsecure-boot=db\n' >"$M/state/state"
 out=$(EFIRESUME_EVENTLOG=$D/mok-efiresume.bin "$TOOL" status 2>&1)

@@ -685,7 +685,8 @@ tpm_predict() {
 	for p in $2; do
 		if [ "$p" = 7 ]; then v=$(tpm_replay "$bank" 7 "$p7"); else v=$(tpm_replay "$bank" "$p" "$pre"); fi
 		if [ "$p" = 7 ] && [ -n "${dg:-}" ]; then
-			# (edk2 measures each authority once; shim measures every verification)
+			# (edk2 measures each authority once a boot; under shim the MOK is efiresume's
+			# shim's first certificate authority)
 			if [ "$m" = db ]; then
 				for ((i = 0; i < p7; i++)); do
 					[ "${EV_PCR[i]}" = 7 ] && [ "${EV_DIG[i]}" = "$dg" ] && { dg=; break; }

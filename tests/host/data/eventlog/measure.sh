@@ -5,7 +5,7 @@
 # initramfs (Debian 12's cloud kernel) copies /sys/kernel/security/tpm0/binary_bios_measurements
 # and the sha256 PCRs 0-9 to the serial console, which this script saves as CHAIN.bin and
 # CHAIN.pcrs (what the initramfs, where systemd-cryptsetup unseals, sees).
-#   tests/host/data/eventlog/measure.sh CHAIN [OUTDIR]   (after make -j2 all; one QEMU)
+#   tests/host/data/eventlog/measure.sh CHAIN [OUTDIR]   (after make -j2 all; one QEMU; PCR7_TIMEOUT=S)
 # The ESP holds what a Debian system with efiresume-install has: \EFI\debian\ shimx64.efi
 # (shim-signed 16.1), grubx64.efi (grub-efi-amd64-signed), mmx64.efi, grub.cfg (linux
 # \vmlinuz.efi: Debian's signed 6.1 cloud kernel, initrd \initrd.gz); \EFI\efiresume\ as
@@ -19,6 +19,8 @@
 #                  \EFI\debian\shimx64.efi -> GRUB -> kernel
 #   mok-direct     store mok: \EFI\efiresume\shimx64.efi -> efiresume -> \vmlinuz.efi (Debian's
 #                  signature; no GRUB: as tests/e2e/secboot-shim.sh)
+#   mok-samekey    store mok: \EFI\efiresume\shimx64.efi -> efiresume -> \vmlinuz-db.efi (the kernel
+#                  re-signed with the snakeoil key, the MOK: one authority for both images)
 #   db-normal      store db: \EFI\debian\shimx64.efi -> GRUB -> kernel
 #   db-efiresume   store db: \EFI\efiresume\efiresume.efi -> \EFI\debian\shimx64.efi -> GRUB -> kernel
 #   db-direct      store db: \EFI\efiresume\efiresume.efi -> \vmlinuz-db.efi (the kernel re-signed
@@ -29,7 +31,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../../../.." && pwd)
 . "$TOP/tests/lib/harness.sh"
 . "$TOP/tests/lib/secboot.sh"
-chain=${1:?CHAIN: mok-normal mok-efiresume mok-direct db-normal db-efiresume db-direct nosb-normal nosb-efiresume}
+chain=${1:?CHAIN: mok-normal mok-efiresume mok-direct mok-samekey db-normal db-efiresume db-direct nosb-normal nosb-efiresume}
 out=${2:-$(dirname "$0")}
 for t in swtpm sbsign sbattach mcopy sgdisk; do command -v $t >/dev/null || die "no $t"; done
 d=$(scratch "pcr7-$chain")
@@ -63,11 +65,19 @@ mmd -i "$i" ::/EFI/debian ::/EFI/efiresume
 esp_put "$d/disk.img" "$shim/shimx64.efi.signed" ::/EFI/debian/shimx64.efi
 esp_put "$d/disk.img" "$mm" ::/EFI/debian/mmx64.efi
 esp_put "$d/disk.img" "$grub" ::/EFI/debian/grubx64.efi
+# (without Secure Boot GRUB's linux command boots the kernel so that its EFI stub does not
+# hand the event log on: /sys/kernel/security/tpm0 has no binary_bios_measurements, measured;
+# chainloader starts the kernel as an EFI program, whose stub does)
+if [[ $chain == nosb-* ]]; then
+	boot="chainloader /vmlinuz.efi initrd=\\initrd.gz $cmdline"
+else
+	boot="linux /vmlinuz.efi $cmdline
+initrd /initrd.gz"
+fi
 cat > "$d/grub.cfg" <<CFG
 set timeout=0
 search --no-floppy --set=root --file /vmlinuz.efi
-linux /vmlinuz.efi $cmdline
-initrd /initrd.gz
+$boot
 boot
 CFG
 esp_put "$d/disk.img" "$d/grub.cfg" ::/EFI/debian/grub.cfg
@@ -77,9 +87,9 @@ esp_put "$d/disk.img" "$d/vmlinuz-db.efi" ::/vmlinuz-db.efi
 esp_put "$d/disk.img" "$d/initrd.gz" ::/initrd.gz
 fallback='\EFI\debian\shimx64.efi' opts=
 case $chain in
-*-direct) fallback='\vmlinuz.efi' opts="initrd=\\initrd.gz $cmdline" ;;
+*-direct | *-samekey) fallback='\vmlinuz.efi' opts="initrd=\\initrd.gz $cmdline" ;;
 esac
-[ "$chain" = db-direct ] && fallback='\vmlinuz-db.efi'
+case $chain in db-direct | mok-samekey) fallback='\vmlinuz-db.efi' ;; esac
 { echo "timeout 0"; echo "fallback $fallback"; [ -z "$opts" ] || echo "options $opts"; } > "$d/efiresume.conf"
 esp_put "$d/disk.img" "$d/efiresume.conf" ::/EFI/efiresume/efiresume.conf
 case $chain in
@@ -122,11 +132,12 @@ PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$store" -o "$d/vars.fd" "${arg
 mkdir -p "$d/tpm"
 swtpm socket --tpm2 --tpmstate dir="$d/tpm" --ctrl type=unixio,path="$d/tpm/sock" --log file="$d/swtpm.log" &
 swpid=$!
-trap 'kill $swpid 2>/dev/null; wait $swpid 2>/dev/null' EXIT
+trap 'kill $swpid 2>/dev/null; wait $swpid 2>/dev/null || true' EXIT
 for _ in $(seq 1 50); do [ -S "$d/tpm/sock" ] && break; sleep 0.1; done
 L=$d/serial.log
 rc=0
-qemu_run "$L" 300 fw=$fw vars="$d/vars.fd" disk="$d/disk.img" cpu="$SB_CPU" rng=1 -- \
+# PCR7_TIMEOUT: more than 300 s on a loaded host (TCG)
+qemu_run "$L" "${PCR7_TIMEOUT:-300}" fw=$fw vars="$d/vars.fd" disk="$d/disk.img" cpu="$SB_CPU" rng=1 -- \
 	-chardev socket,id=chrtpm,path="$d/tpm/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm \
 	-device tpm-tis,tpmdev=tpm0 || rc=$?
 echo "  $chain: qemu status $rc"
