@@ -100,6 +100,10 @@ check "db-normal: PCR 7 (sha1 bank) predicted = measured" \
 	"$(T_SB=db T_CERT=$D/snakeoil.pem lib predict "$D/db-normal.bin" sha1 7)" "$(T_SB=db lib at_efiresume "$D/db-efiresume.bin" sha1 7)"
 check "db-direct: PCR 7 predicted from its own pre-boot events = measured (the authority once)" \
 	"$(T_SB=db T_CERT=$D/snakeoil.pem lib predict "$D/db-direct.bin" sha256 7)" "$(T_SB=db lib at_efiresume "$D/db-direct.bin" sha256 7)"
+if [ -r "$D/nosb-normal.bin" ] && [ -r "$D/nosb-efiresume.bin" ]; then
+	check "nosb-normal: PCR 7 predicted (no Secure Boot: the pre-boot events) = measured in nosb-efiresume" \
+		"$(lib predict "$D/nosb-normal.bin" sha256 7)" "$(lib at_efiresume "$D/nosb-efiresume.bin" sha256 7)"
+fi
 has "no prediction for PCR 4" "$(T_SB=db T_CERT=$D/snakeoil.pem lib predict "$D/db-normal.bin" sha256 "4 7")" "NO PCR 4 is measured again"
 
 # the wrong log for the mode: a db log read as shim's (grubx64.efi under \EFI\efiresume\ is efiresume): none

@@ -441,7 +441,9 @@ tpm_judge() {
 	if [ "${tj[tpm:$k:initramfs]}" = yes ] && [ -n "$diff" ]; then
 		TPM_WHY="cannot be unsealed by efiresume: PCR $diff at efiresume differs from the initramfs's"
 		if [[ ", $diff," == *", 7,"* ]]; then
-			TPM_WHY+=" (efiresume's signer is $(tpm_own_authority "$TPM_EIDX"), where the initramfs saw also $(tpm_authorities $((TPM_EIDX + 1)) "$EV_N"))"
+			s=$(tpm_own_authority "$TPM_EIDX")
+			if [ -n "$s" ]; then s="efiresume's signer is $s"; else s="no authority event came with efiresume's own load"; fi
+			TPM_WHY+=" ($s, where the initramfs saw also $(tpm_authorities $((TPM_EIDX + 1)) "$EV_N"))"
 		fi
 		TPM_WHY+="; $(tpm_advice "$pcrs" "$diff" "$bank")"
 	else
@@ -463,7 +465,7 @@ tpm_own_authority() {
 		[ "${data:32:4}" = 3082 ] || continue
 		o+="${o:+; }$(tpm_authority_text "$i")"
 	done
-	printf '%s' "${o:-(no authority event of its own: it was measured before)}"
+	printf '%s' "$o"
 }
 
 # tpm_advice: what to enrol instead (measured: docs/tpm-pcr7.md, "What follows")
