@@ -84,6 +84,21 @@ for f in "$D"/*.bin; do
 	fi
 done
 
+# where PCR 7 holds at both points (docs/tpm-pcr7.md, "What follows" 3): everything after
+# efiresume verified by its own authority; and where it does not
+final7() { tpm_evlog_load "$1" sha256 && tpm_replay sha256 7; }
+for c in db-direct mok-samekey; do
+	[ -r "$D/$c.bin" ] || continue
+	sb=db; [[ $c == mok-* ]] && sb=shim
+	check "$c: PCR 7 at efiresume's start = in the initramfs" "$(T_SB=$sb lib at_efiresume "$D/$c.bin" sha256 7)" "$(lib final7 "$D/$c.bin")"
+done
+for c in db-efiresume mok-efiresume mok-direct nosb-efiresume; do
+	[ -r "$D/$c.bin" ] || continue
+	sb=; case $c in db-*) sb=db ;; mok-*) sb=shim ;; esac
+	check "$c: PCR 7 at efiresume's start differs from the initramfs's" \
+		"$([ "$(T_SB=$sb lib at_efiresume "$D/$c.bin" sha256 7)" = "$(lib final7 "$D/$c.bin")" ] && echo same || echo differs)" differs
+done
+
 # the authorities (docs/tpm-pcr7.md)
 out=$(T_SB=db lib own_and_after "$D/db-efiresume.bin")
 has "db-efiresume: efiresume's own authority is the snakeoil db certificate" "${out%% | *}" "db: C = US, ST = Colorado, L = Fort Collins, O = SnakeOil"
@@ -231,6 +246,15 @@ check "status --json: tpm2 view, pcrs, bank, pin, policyHash" \
 	"('measured', [7], 'sha256', True, '$(tok "$D/db-efiresume.token-initramfs.json")')"
 check "status --json=short: one line, the same tpm2 object" \
 	"$("$TOOL" status --json=short 2>/dev/null | jq_ 'd["tpm2"]')" "$(jq_ 'd["tpm2"]' <<<"$js")"
+
+# db-direct (the fallback signed with efiresume's own db certificate): the keyslot sealed at
+# efiresume's view serves the initramfs too
+pcr_of "$D/db-direct.pcrs" 7 >"$M/sys/class/tpm/tpm0/pcr-sha256/7"
+js=$(EFIRESUME_EVENTLOG=$D/db-direct.bin "$TOOL" status --json 2>/dev/null)
+check "status --json, db-direct: keyslot 1 unsealable at both points, keyslot 3 at neither" \
+	"$(jq_ '[(k["keyslot"], k["efiresume"], k["initramfs"]) for k in d["tpm2"]["keyslots"]]' <<<"$js")" \
+	"[(1, True, True), (2, True, True), (3, False, False)]"
+pcr_of "$D/db-efiresume.pcrs" 7 >"$M/sys/class/tpm/tpm0/pcr-sha256/7"
 
 # the TPM's PCR 7 (sysfs) not the log's: nothing is judged
 echo 0000000000000000000000000000000000000000000000000000000000000001 >"$M/sys/class/tpm/tpm0/pcr-sha256/7"

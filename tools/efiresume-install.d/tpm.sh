@@ -473,6 +473,7 @@ tpm_advice() {
 	local t="enrol a keyslot that holds at efiresume's start too: bound to no PCR, with a PIN (systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs= --tpm2-with-pin=yes)"
 	case $(state_get secure-boot) in
 	db) t+=", or keep --tpm2-pcrs=7 with a fallback signed by efiresume's own db certificate (the firmware measures that authority once, so PCR 7 does not change after efiresume; docs/tpm-pcr7.md)" ;;
+	shim) t+=", or keep --tpm2-pcrs=7 with efiresume starting the kernel signed by efiresume's own MOK (shim measures that authority once, so PCR 7 does not change after efiresume; through Debian's shim and GRUB it does: docs/tpm-pcr7.md)" ;;
 	*) t+=" (docs/tpm-pcr7.md)" ;;
 	esac
 	printf '%s' "$t"
