@@ -132,7 +132,7 @@ PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$store" -o "$d/vars.fd" "${arg
 mkdir -p "$d/tpm"
 swtpm socket --tpm2 --tpmstate dir="$d/tpm" --ctrl type=unixio,path="$d/tpm/sock" --log file="$d/swtpm.log" &
 swpid=$!
-trap 'kill $swpid 2>/dev/null; wait $swpid 2>/dev/null || true' EXIT
+trap 'kill $swpid 2>/dev/null || true; wait $swpid 2>/dev/null || true' EXIT
 for _ in $(seq 1 50); do [ -S "$d/tpm/sock" ] && break; sleep 0.1; done
 L=$d/serial.log
 rc=0
