@@ -741,7 +741,7 @@ status_json_tests() {
 		return
 	fi
 	ok "status --json: JSON (python3 json.load)"
-	keys="firmware package esp espError installed binary mode secureBootMode entries bootCurrent bootNext bootOrder efiresumeLocation config swaps resumeDevice"
+	keys="firmware package esp espError installed binary mode secureBootMode entries bootCurrent bootNext bootOrder efiresumeLocation config swaps tpm2 resumeDevice"
 	check "status --json: the members, in order" "$(jq_ '" ".join(d.keys())' <<<"$out")" "$keys"
 	check "status --json: firmware" "$(jq_ 'd["firmware"]' <<<"$out")" "{'uefi': True, 'bits': 64, 'arch': 'x64', 'secureBoot': False}"
 	check "status --json: installed, the binary current" "$(jq_ '(d["installed"], d["binary"]["path"], d["binary"]["current"])' <<<"$out")" "(True, '$ESP/EFI/efiresume/efiresume.efi', True)"

@@ -107,6 +107,7 @@ status_gather() {
 	sg[swap_text]=$(cat "$WORKDIR/swap.txt")
 	sg[rdev]=$(cat "$SYSFS/power/resume" 2>/dev/null)
 	sg[roff]=$(cat "$SYSFS/power/resume_offset" 2>/dev/null)
+	tpm_gather sg        # the TPM2 keyslots of the swap containers (tpm.sh): tpm:*, tpm_text
 	return 0
 }
 
@@ -155,6 +156,7 @@ status_text() {
 	fi
 	echo "Swap:"
 	[ -n "${sx[swap_text]}" ] && printf '%s\n' "${sx[swap_text]}"
+	[ -n "${sx[tpm_text]:-}" ] && printf '%s\n' "${sx[tpm_text]}"
 	return 0
 }
 
@@ -229,6 +231,7 @@ status_json() {
 	done
 	[ "${sj[swaps]:-0}" = 0 ] || o+="$nl$i1"
 	o+="],$nl"
+	o+="$i1\"tpm2\":$sp$(tpm_json sj "$2"),$nl"
 	if [ -n "${sj[rdev]}" ] && [ "${sj[rdev]}" != 0:0 ]; then
 		o+="$i1\"resumeDevice\":$sp{$nl$i2\"device\":$sp$(json_s "${sj[rdev]}"),$nl$i2\"offset\":$sp$(json_n "${sj[roff]:-0}")$nl$i1}$nl"
 	else
