@@ -154,7 +154,9 @@ unlock_re="Please unlock disk $D13V_CRYPT"
 prompt_re="passphrase for luks-$uuid on .*try [0-9] of 3"
 # efiresume's lines of the TPM unlock (loader/unlock.c)
 tpm_ok_re="${ER_RE}luks-$uuid: unlocked with the TPM \\(systemd-tpm2 token [0-9]+\\)"
-pin_re="${ER_RE}.*PIN.*luks-$uuid|${ER_RE}luks-$uuid.*PIN"
+# the PIN prompt (TPM_PIN_RE: another wording); the refusal of a wrong PIN
+pin_re=${TPM_PIN_RE:-"${ER_RE}.*PIN for luks-$uuid"}
+wrongpin_re="${ER_RE}luks-$uuid: systemd-tpm2 token [0-9]+: wrong PIN \\(try 1 of 3"
 # the swap LV is encrypted: the host cannot read its signature (debian13.sh crypt-lvm)
 sig_is() { echo "  note: swap signature not read by the host (encrypted): $2"; }
 
@@ -268,6 +270,7 @@ if [ $expect_tpm = yes ]; then
 		n=$(grep -acE -- "$pin_re" "$d/boot2.log.txt" || true)
 		[ "${n:-0}" -ge 2 ] && pass "efiresume asked for the PIN ($n prompts: the wrong PIN refused, asked again)" ||
 			fail "efiresume asked for the PIN $n times (a wrong PIN, then the right one: 2)"
+		expect "$d/boot2.log" "$wrongpin_re" "the wrong PIN refused by the TPM (try 1 of 3)" || ok=1
 		for p in "$pin" "$wrongpin"; do grep -aqF -- "$p" "$d/boot2.log" && fail "a PIN is on the console"; done
 	fi
 	expect "$d/boot2.log" "$tpm_ok_re" "efiresume unlocked luks-$uuid with the TPM" || ok=1
