@@ -128,7 +128,7 @@ $(foreach a,$(ARCHES),$(eval $(call efi_arch,$(a))))
 # ---------------------------------------------------------------- host side
 HOST_CFLAGS = $(WARN) -O2 -g -std=gnu11 -I. -DEFIRESUME_HOST
 SAN_FLAGS   = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-HOST_LIB_SRCS = $(LIB_SRCS) loader/config.c loader/location.c loader/select.c loader/commit.c loader/parallel.c loader/seen.c loader/plan.c loader/vgs.c loader/lanes.c loader/twins.c loader/kdfbudget.c loader/auth.c
+HOST_LIB_SRCS = $(LIB_SRCS) loader/config.c loader/location.c loader/select.c loader/commit.c loader/parallel.c loader/seen.c loader/plan.c loader/vgs.c loader/lanes.c loader/twins.c loader/kdfbudget.c loader/auth.c loader/tpmunlock.c
 HOST_LIB_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_LIB_SRCS))
 HOST_SAN_OBJS = $(patsubst %.c,$(BUILD)/host-san/%.o,$(HOST_LIB_SRCS))
 UNIT_SRCS   = $(wildcard tests/unit/test_*.c)

@@ -4,6 +4,7 @@
  * before er_unlock returns. */
 #include "loader/unlock.h"
 #include "loader/kdfbudget.h"
+#include "loader/tpmunlock.h"
 #include "efi/mp.h"
 #include "arch/cpu.h"
 #include "crypto/wipe.h"
@@ -105,8 +106,150 @@ static void mp_stalled(void *ctx, uint32_t done)
 static bool ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
 		   const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len, unsigned helpers);
 
-bool er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, const struct er_luks_dev *dev,
-		  const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len)
+bool er_unlock_has_tpm2(const struct er_luks_header *hdr)
+{
+	for (unsigned i = 0; i < ER_LUKS_MAX_KEYSLOTS; i++)
+		if (hdr->ks[i].usable && hdr->ks[i].token == ER_LUKS_TOKEN_TPM2)
+			return true;
+	return false;
+}
+
+/* ---- the TPM: the container's systemd-tpm2 tokens (loader/tpmunlock.c) */
+
+struct tpm_ctx {
+	struct er_lane_sched *lanes;
+	const struct er_blockdev *lower;
+	const struct er_luks_dev *dev;
+	const struct er_luks_header *hdr;
+	struct er_luks_header *tried;       /* scratch: hdr with the token's keyslots only */
+	UINT8 *vk;
+	size_t vk_len;
+	int pin_end;                        /* the PIN prompt's negative answer, 0 */
+};
+
+static void tpm_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	log_info(L"%a\n", line);
+}
+
+static long tpm_pin(void *ctx, unsigned id, unsigned t, unsigned tries, char *buf, size_t cap)
+{
+	struct tpm_ctx *c = ctx;
+	log_info(L"TPM PIN for luks-%a on %a (systemd-tpm2 token %d, try %d of %d, Esc: the passphrase instead): ",
+		 c->hdr->uuid, c->lower->id, (INTN)id, (INTN)t, (INTN)tries);
+	INTN n = er_read_secret(buf, cap > PASS_MAX ? PASS_MAX : cap, PASS_IDLE_S);
+	if (n < 0) {
+		c->pin_end = (int)n;
+		log_info(L"luks-%a: TPM PIN %a\n", c->hdr->uuid, n == -1 ? "skipped (Esc)" : n == -3 ?
+			 "not typed: no key for 5 minutes" : "not read: the console cannot be read");
+	}
+	return (long)n;
+}
+
+/* the token's keyslots only; no KDF budget: systemd-cryptenroll makes them PBKDF2 with
+ * the fewest iterations (its key has full entropy), and the header's caps hold anyway */
+static bool tpm_try(void *ctx, uint32_t mask, const char *pass, size_t len, unsigned *slot)
+{
+	struct tpm_ctx *c = ctx;
+	struct er_luks_err e = { 0 };
+	struct er_luks_mem mem = er_unlock_mem(c->lanes);
+	struct er_lanes engine = { c->lanes, er_lanes_run };
+
+	*c->tried = *c->hdr;
+	c->tried->n_order = 0;
+	for (unsigned i = 0; i < c->hdr->n_order; i++)
+		if (mask & (1u << c->hdr->order[i]))
+			c->tried->order[c->tried->n_order++] = c->hdr->order[i];
+	if (!c->tried->n_order) {
+		log_info(L"luks-%a: no usable keyslot among the token's\n", c->hdr->uuid);
+		return false;
+	}
+	enum er_luks_status st = er_luks_unlock(c->tried, c->dev, &mem, &engine, NULL, (const UINT8 *)pass, len, c->vk,
+						&c->vk_len, slot, &e);
+	if (st != ER_LUKS_OK && st != ER_LUKS_WRONG_PASSPHRASE)
+		log_info(L"luks-%a: %a: %a\n", c->hdr->uuid, er_luks_status_name(st), e.detail);
+	return st == ER_LUKS_OK && !er_lanes_unconfirmed(c->lanes);
+}
+
+static UINT64 be64(const UINT8 *p)
+{
+	UINT64 v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The LUKS2 JSON area of the header copy er_luks_open used (re-read: the header keeps no
+ * tokens), checked to be that copy still (magic, size, seqid); allocated, NUL-terminated */
+static char *json_area(const struct er_luks_dev *dev, const struct er_luks_header *hdr, UINTN *len)
+{
+	static const UINT8 magic[2][6] = { { 'L', 'U', 'K', 'S', 0xba, 0xbe }, { 'S', 'K', 'U', 'L', 0xba, 0xbe } };
+	UINT64 off = hdr->copy ? hdr->hdr_size : 0;
+	char *buf = NULL;
+
+	if (hdr->version != 2 || hdr->hdr_size < 8192 || hdr->hdr_size > (4u << 20))
+		return NULL;
+	if (EFI_ERROR(er_alloc((UINTN)hdr->hdr_size + 1, (void **)&buf)))
+		return NULL;
+	if (!dev->read(dev->ctx, off, (size_t)hdr->hdr_size, buf) || er_memcmp(buf, magic[hdr->copy ? 1 : 0], 6) ||
+	    be64((UINT8 *)buf + 8) != hdr->hdr_size || be64((UINT8 *)buf + 16) != hdr->seqid) {
+		log_info(L"luks-%a: its LUKS2 header changed or cannot be read again; the TPM is not asked\n", hdr->uuid);
+		er_free(buf);
+		return NULL;
+	}
+	buf[hdr->hdr_size] = 0;
+	*len = er_strnlen(buf + 4096, (size_t)hdr->hdr_size - 4096);
+	er_memmove(buf, buf + 4096, *len);
+	buf[*len] = 0;
+	return buf;
+}
+
+/* 1 unlocked, 0 not (the passphrase may be asked), -1 the PIN prompt was left: nothing more */
+static int tpm_unlock(struct er_lane_sched *lanes, const struct er_tpm_io *tpm, const struct er_blockdev *lower,
+		      const struct er_luks_dev *dev, const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len)
+{
+	struct er_tpmunlock_scratch *sc = NULL;
+	struct er_luks_header *tried = NULL;
+	UINTN len = 0;
+	char *json = json_area(dev, hdr, &len);
+	int ret = 0;
+
+	if (!json)
+		return 0;
+	if (EFI_ERROR(er_alloc_zero(sizeof(*sc), (void **)&sc)) || EFI_ERROR(er_alloc_zero(sizeof(*tried), (void **)&tried)))
+		goto out;
+	struct tpm_ctx c = { lanes, lower, dev, hdr, tried, vk, 0, 0 };
+	struct er_tpmunlock_ops ops = { &c, tpm_log, tpm_pin, tpm_try };
+	unsigned tid = 0, slot = 0;
+	enum er_tpmunlock_result r = er_tpmunlock_run(hdr->uuid, json, len, tpm, &ops, sc, &tid, &slot);
+	if (r == ER_TPMUNLOCK_UNLOCKED) {
+		*vk_len = c.vk_len;
+		ret = 1;
+	} else if (r == ER_TPMUNLOCK_SKIPPED) {
+		log_info(L"luks-%a: booting normally (the initramfs will ask)\n", hdr->uuid);
+		ret = -1;
+	} else if (r == ER_TPMUNLOCK_REFUSED) {
+		log_info(L"luks-%a: the TPM did not unlock it (the line above says why)\n", hdr->uuid);
+	}
+out:
+	if (tried) {
+		er_wipe(tried, sizeof(*tried));
+		er_free(tried);
+	}
+	if (sc) {
+		er_wipe(sc, sizeof(*sc));
+		er_free(sc);
+	}
+	er_wipe(json, len);
+	er_free(json);
+	if (ret != 1)
+		er_wipe(vk, ER_LUKS_MAX_KEY);
+	return ret;
+}
+
+bool er_unlock(struct er_lane_sched *lanes, const struct er_tpm_io *tpm, const struct er_blockdev *lower,
+	       const struct er_luks_dev *dev, const struct er_luks_header *hdr, UINT8 *vk, UINTN *vk_len)
 {
 	unsigned helpers = er_mp_helpers_available();
 	static const struct er_lanes_ops mp_ops = { NULL, mp_start, mp_join, er_mp_now_us, er_mp_relax, mp_stalled };
@@ -120,6 +263,32 @@ bool er_unlock(struct er_lane_sched *lanes, const struct er_blockdev *lower, con
 		log_warn(L"luks-%a: a helper CPU of an earlier key derivation was not confirmed back; not unlocked\n",
 			 hdr->uuid);
 		return false;
+	}
+	if (er_unlock_has_tpm2(hdr)) {
+		if (!tpm) {
+			log_info(L"luks-%a: it has systemd-tpm2 token(s) and there is no TPM 2.0 (EFI_TCG2_PROTOCOL)\n",
+				 hdr->uuid);
+		} else {
+			int t = tpm_unlock(lanes, tpm, lower, dev, hdr, vk, vk_len);
+			if (er_lanes_unconfirmed(lanes)) {
+				er_wipe(vk, ER_LUKS_MAX_KEY);
+				*vk_len = 0;
+				log_warn(L"luks-%a: a helper CPU was not confirmed back after the key derivation; not unlocked, "
+					 L"and no image is resumed in this boot\n", hdr->uuid);
+				return false;
+			}
+			if (t != 0)
+				return t > 0;
+		}
+		/* TPM2-only (every keyslot a passphrase is tried on is a systemd-tpm2 token's): no prompt */
+		bool passphrase = false;
+		for (unsigned i = 0; i < hdr->n_order; i++)
+			passphrase |= hdr->ks[hdr->order[i]].token != ER_LUKS_TOKEN_TPM2;
+		if (!passphrase) {
+			log_info(L"luks-%a: not unlocked: TPM2-only (no keyslot a passphrase could open); booting normally "
+				 L"(the initramfs will ask)\n", hdr->uuid);
+			return false;
+		}
 	}
 	/* the keyslots one attempt tries, within the KDF budget (loader/kdfbudget.h); the
 	 * rest are never tried in this boot */

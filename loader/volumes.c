@@ -29,6 +29,7 @@
 #include "loader/lanes.h"
 #include "loader/twins.h"
 #include "loader/vgs.h"
+#include "efi/tcg2.h"
 #include "volume/lvm.h"
 #include "volume/luks.h"
 #include "crypto/wipe.h"
@@ -50,6 +51,10 @@ struct er_volumes {
 	 * never on a stack and never reused. */
 	struct er_lane_sched lanes;
 	UINTN nlocked;                  /* containers an image may be in that stayed locked */
+	/* the TPM (EFI_TCG2_PROTOCOL), opened at the first container with a systemd-tpm2
+	 * token, closed when er_volumes_open returns */
+	struct er_tcg2 tpm;
+	bool tpm_tried, tpm_ok;
 	/* while er_volumes_open runs */
 	const struct er_config *cfg;
 	const struct er_hint *hint;
@@ -283,7 +288,11 @@ static void unlock(struct er_volumes *s, UINTN i, const struct er_luks_header *h
 		log_warn(L"luks-%a: no room for %d more mapped device(s); not unlocked\n", hdr->uuid, (INTN)(1 + ntwins));
 		return;
 	}
-	if (er_unlock(&s->lanes, &lower, &dev, hdr, vk, &vk_len))
+	if (er_unlock_has_tpm2(hdr) && !s->tpm_tried) {
+		s->tpm_tried = true;
+		s->tpm_ok = !EFI_ERROR(er_tcg2_open(&s->tpm));
+	}
+	if (er_unlock(&s->lanes, s->tpm_ok ? &s->tpm.io : NULL, &lower, &dev, hdr, vk, &vk_len))
 		add_all(s, i, hdr, vk, vk_len, twins, ntwins);
 	er_wipe(vk, sizeof(vk));
 }
@@ -352,6 +361,9 @@ static void unlock_wanted(struct er_volumes *s)
 			struct er_luks_dev dev = luks_dev(&s->list.d[s->luks[k]]);
 			st[k] = er_luks_open(&hdrs[k], &dev, &mem, &e[k]);
 		}
+		/* TPM2-only: the TPM may unlock it (loader/unlock.c) */
+		if (st[k] == ER_LUKS_TOKEN_ONLY && er_unlock_has_tpm2(&hdrs[k]))
+			st[k] = ER_LUKS_OK;
 		ok[k] = st[k] == ER_LUKS_OK;
 		/* not read: its UUID as the probe saw it (the twin check) */
 		if (!ok[k] && !hdrs[k].uuid[0] && k < s->nluks)
@@ -450,6 +462,9 @@ EFI_STATUS er_volumes_open(const struct er_config *cfg, const struct er_hint *hi
 	*devs = s->list.d;
 	*ndevs = s->list.n;
 	/* what was only for the build */
+	if (s->tpm_ok)
+		er_tcg2_close(&s->tpm);
+	s->tpm_ok = false;
 	er_free_pages(s->head, 1);
 	s->head = NULL;
 	s->list = (struct er_devlist){ NULL, 0, 0 };
