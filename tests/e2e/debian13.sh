@@ -61,8 +61,9 @@
 #   The .deb: the newest build/efiresume_*_amd64.deb (make deb), or EFIRESUME_DEB=FILE.
 set -euo pipefail
 . "$(dirname "$0")/../lib/debian13-vol.sh"
-[ $# -eq 1 ] || { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 2; }
-scen=$1
+# sourced (tests/e2e/tpm.sh): the helpers below only, no scenario
+[ "${BASH_SOURCE[0]}" != "$0" ] || [ $# -eq 1 ] || { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 2; }
+scen=${1:-}
 ok=0
 
 # the firmware program's own lines (the guest renames "efiresume: " in what it prints)
@@ -214,6 +215,7 @@ status_show() {
 	sed -nE 's/.*EFIRESUME-TEST: efiresume-install: (.*)/  | \1/p' "$d/$1.log.txt" | tr -d '\r'
 }
 
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 case ${EFIRESUME_DEBIAN:-13}/$scen in
 13/*|12/lvm|12/crypt-lvm|12/crypt-lvm-faults) ;;
 *) echo "EFIRESUME_DEBIAN=${EFIRESUME_DEBIAN:-13}: no scenario $scen"; exit 2 ;;

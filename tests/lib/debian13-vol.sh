@@ -32,7 +32,11 @@ DEBV_RELEASE=${EFIRESUME_DEBIAN:-13}
 case $DEBV_RELEASE in
 13)
 	. "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
-	DEBV_LIB=$TOP/tests/lib/debian13.sh DEBV_SUITE=trixie DEBV_DEBS=$CACHE/debian13/debs ;;
+	DEBV_LIB=$TOP/tests/lib/debian13.sh DEBV_SUITE=trixie DEBV_DEBS=$CACHE/debian13/debs
+	# systemd-cryptenroll --tpm2-device= (tests/e2e/tpm.sh): trixie moved it to
+	# systemd-cryptsetup (with libcryptsetup's systemd-tpm2 token plugin); systemd dlopens
+	# the TSS2 libraries, which nothing depends on
+	DEBV_TPM=systemd-cryptsetup,libtss2-esys-3.0.2-0t64,libtss2-rc0t64,libtss2-mu-4.0.1-0t64 ;;
 12)
 	DEB_TIMEOUT=${DEB_TIMEOUT:-1200}
 	. "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
@@ -45,7 +49,7 @@ case $DEBV_RELEASE in
 esac
 
 D13V_TOP=$CACHE/debian$DEBV_RELEASE-vol
-D13V_PACKAGES="$DEB_PACKAGES,lvm2,cryptsetup,cryptsetup-initramfs,btrfs-progs"
+D13V_PACKAGES="$DEB_PACKAGES,lvm2,cryptsetup,cryptsetup-initramfs,btrfs-progs${DEBV_TPM:+,$DEBV_TPM}"
 D13V_VG=efiresume-debian-vg                 # the installer's "<hostname>-vg"
 D13V_VGM=efiresume--debian--vg              # the same in /dev/mapper names
 D13V_CRYPT=vda2_crypt                       # the installer's "<partition>_crypt"

@@ -34,10 +34,12 @@
 #   rng=1             virtio-rng-pci (EFI_RNG_PROTOCOL)
 #   fwcfg=NAME=FILE   fw_cfg file opt/efiresume/NAME (again for more)
 #   qmp=SOCKET        a QMP server on a unix socket (no wait)
-#   (a TPM would be one more option here: swtpm's socket as tpm=SOCKET)
+#   tpm=SOCKET        a TPM 2.0: swtpm's control socket (tests/lib/swtpm.sh starts one), on
+#                     the TIS interface (tpm-tis); QEMU_TPM=SOCKET in the environment is the
+#                     default, so the helpers that build their own options get one too
 # The order of the command line: binary, -machine, -global, -accel, -cpu, -m, -smp, the
 # firmware, the disks, -nic none, the serial port, -display none -monitor none -no-reboot,
-# isa-debug-exit, virtio-rng-pci, fw_cfg, -qmp, then the QEMU-ARGs.
+# isa-debug-exit, virtio-rng-pci, the TPM, fw_cfg, -qmp, then the QEMU-ARGs.
 #
 # EFIRESUME_QEMU_ECHO=1: every boot prints its command line (one line, shell-quoted, on
 # stderr, "qemu-argv: ..."); EFIRESUME_QEMU_ECHO=only: prints it and does not run QEMU
@@ -53,7 +55,7 @@ ovmf_code() {
 
 qemu_argv() {
 	local arch=x64 fw='' code='' vars='' mem=512 smp=1 accel=${QEMU_ACCEL:-tcg} cpu=auto serial=file log=''
-	local debug_exit='' rng='' qmp='' o d
+	local debug_exit='' rng='' qmp='' tpm=${QEMU_TPM:-} o d
 	local -a disks=() fwcfg=() extra=()
 	while [ $# -gt 0 ]; do
 		o=$1
@@ -62,7 +64,7 @@ qemu_argv() {
 		--) extra=("$@"); break ;;
 		disk=*) disks+=("${o#disk=}") ;;
 		fwcfg=*=*) fwcfg+=("${o#fwcfg=}") ;;
-		arch=*|fw=*|code=*|vars=*|mem=*|smp=*|accel=*|cpu=*|serial=*|log=*|debug_exit=*|rng=*|qmp=*)
+		arch=*|fw=*|code=*|vars=*|mem=*|smp=*|accel=*|cpu=*|serial=*|log=*|debug_exit=*|rng=*|qmp=*|tpm=*)
 			printf -v "${o%%=*}" '%s' "${o#*=}" ;;
 		*) echo "qemu_argv: unknown option '$o'" >&2; return 2 ;;
 		esac
@@ -111,6 +113,8 @@ qemu_argv() {
 	QEMU_ARGV+=(-display none -monitor none -no-reboot)
 	[ -z "$debug_exit" ] || QEMU_ARGV+=(-device 'isa-debug-exit,iobase=0xf4,iosize=0x04')
 	[ -z "$rng" ] || QEMU_ARGV+=(-device virtio-rng-pci)
+	[ -z "$tpm" ] || QEMU_ARGV+=(-chardev "socket,id=chrtpm,path=$tpm" -tpmdev emulator,id=tpm0,chardev=chrtpm
+		-device tpm-tis,tpmdev=tpm0)
 	for o in "${fwcfg[@]}"; do QEMU_ARGV+=(-fw_cfg "name=opt/efiresume/${o%%=*},file=${o#*=}"); done
 	[ -z "$qmp" ] || QEMU_ARGV+=(-qmp "unix:$qmp,server=on,wait=off")
 	QEMU_ARGV+=("${extra[@]}")

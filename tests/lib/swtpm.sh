@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A software TPM 2.0 (swtpm) for the e2e boots: one swtpm process per QEMU boot, its state
+# (the TPM's NVRAM: seeds, persistent keys, NV indices, counters) in a directory that outlives
+# the process. Like a real machine's TPM: each boot powers it on afresh (PCRs reset, the
+# firmware measures again), and what was made persistent in one boot (systemd-cryptenroll's
+# SRK at 0x81000001, the storage seed the sealed objects depend on) is there in the next.
+# A fresh directory is another TPM (another storage seed: nothing sealed before unseals).
+# Sourced (by tests/e2e/tpm.sh and any script that wants a TPM); the QEMU side is qemu.sh's
+# tpm=SOCKET option (or QEMU_TPM=SOCKET in the environment).
+#
+#   swtpm_start DIR   starts `swtpm socket --tpm2` with its state in DIR (created; kept) and
+#                     its control socket DIR/swtpm.sock; waits (up to 10 s) for the socket;
+#                     sets SWTPM_SOCK (give it to QEMU as tpm=$SWTPM_SOCK) and SWTPM_PID.
+#                     Its log: DIR/swtpm.log. swtpm exits by itself when QEMU disconnects
+#                     (--terminate); swtpm_stop ends it otherwise.
+#   swtpm_stop        stops the swtpm swtpm_start started (its pid only), waits for it
+#   swtpm_boot DIR CMD [ARG...]   swtpm_start DIR; QEMU_TPM=$SWTPM_SOCK CMD ARG...; swtpm_stop;
+#                     returns CMD's status (a boot of tests/lib's helpers with a TPM)
+
+swtpm_start() {
+	local dir=$1 i
+	command -v swtpm >/dev/null || { echo "swtpm_start: swtpm missing (apt-get install swtpm; make deps)" >&2; return 1; }
+	[ -z "${SWTPM_PID:-}" ] || swtpm_stop
+	mkdir -p "$dir"
+	SWTPM_SOCK=$dir/swtpm.sock
+	rm -f "$SWTPM_SOCK" "$dir/swtpm.pid"
+	swtpm socket --tpm2 --tpmstate "dir=$dir" --ctrl "type=unixio,path=$SWTPM_SOCK" \
+		--terminate --log "file=$dir/swtpm.log,level=1" --pid "file=$dir/swtpm.pid" </dev/null &
+	SWTPM_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$SWTPM_SOCK" ] && return 0
+		kill -0 "$SWTPM_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "swtpm_start: no socket $SWTPM_SOCK (swtpm log: $(tail -3 "$dir/swtpm.log" 2>/dev/null | paste -sd'|'))" >&2
+	swtpm_stop
+	return 1
+}
+
+swtpm_stop() {
+	[ -n "${SWTPM_PID:-}" ] || return 0
+	kill "$SWTPM_PID" 2>/dev/null || true
+	wait "$SWTPM_PID" 2>/dev/null || true
+	SWTPM_PID=
+}
+
+swtpm_boot() {
+	local dir=$1 rc=0
+	shift
+	swtpm_start "$dir" || return 1
+	QEMU_TPM=$SWTPM_SOCK "$@" || rc=$?
+	swtpm_stop
+	return $rc
+}
