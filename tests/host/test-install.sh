@@ -413,6 +413,19 @@ EOF2
 	has "shim status: the key is not kept" "$out" "Signing key:  not kept on this machine"
 	has "shim status: mode always" "$out" "Mode:         always"
 	has "shim status: installed, signed" "$out" "Installed:    yes, $(D grubx64.efi), the package's (unknown), signed"
+	# where efiresume keeps the hibernation key, as this boot's efiresume said (EfiresumeKeyStore)
+	has "shim status: no EfiresumeKeyStore: where the key is, unknown" "$out" "Key:          unknown (this boot did not start through efiresume"
+	for ks in V3:tpm V2:variable none:none; do
+		printf '\006\000\000\000%s' "${ks%%:*}" >"$V/EfiresumeKeyStore-$ERG"
+		out=$("$TOOL" status 2>&1)
+		case ${ks%%:*} in
+		V3) has "shim status: the key sealed to the TPM (EfiresumeKeyStore V3)" "$out" "Key:          the hibernation key is sealed to the TPM (PCR 7) in EfiresumeHibernationKeyV3" ;;
+		V2) has "shim status: the key in a variable (EfiresumeKeyStore V2)" "$out" "Key:          the hibernation key is in plain in the boot-services variable EfiresumeHibernationKeyV2 (no TPM at this boot)" ;;
+		none) has "shim status: no key made (EfiresumeKeyStore none)" "$out" "Key:          efiresume made no hibernation key at this boot" ;;
+		esac
+		check "shim status --json: firmware.hibernationKey for ${ks%%:*}" "$("$TOOL" status --json 2>/dev/null | jq_ 'd["firmware"]["hibernationKey"]')" "${ks#*:}"
+	done
+	rm -f "$V/EfiresumeKeyStore-$ERG"
 	has "shim status: the signature verifies" "$out" "Signature:    grubx64.efi verifies against the certificate (CN = efiresume-test-mok) (sbverify)"
 	has "shim status: shim is shim-signed's, MokManager there" "$out" "Shim:         shimx64.efi is $shimd/shimx64.efi.signed; mmx64.efi next to it"
 	has "shim status: the MOK pending" "$out" "MOK:          pending: at the next boot through shim, MokManager asks to confirm it"
@@ -743,7 +756,7 @@ status_json_tests() {
 	ok "status --json: JSON (python3 json.load)"
 	keys="firmware package esp espError installed binary mode secureBootMode entries bootCurrent bootNext bootOrder efiresumeLocation config swaps tpm2 resumeDevice"
 	check "status --json: the members, in order" "$(jq_ '" ".join(d.keys())' <<<"$out")" "$keys"
-	check "status --json: firmware" "$(jq_ 'd["firmware"]' <<<"$out")" "{'uefi': True, 'bits': 64, 'arch': 'x64', 'secureBoot': False}"
+	check "status --json: firmware" "$(jq_ 'd["firmware"]' <<<"$out")" "{'uefi': True, 'bits': 64, 'arch': 'x64', 'secureBoot': False, 'hibernationKey': None}"
 	check "status --json: installed, the binary current" "$(jq_ '(d["installed"], d["binary"]["path"], d["binary"]["current"])' <<<"$out")" "(True, '$ESP/EFI/efiresume/efiresume.efi', True)"
 	check "status --json: esp path" "$(jq_ 'd["esp"]["path"]' <<<"$out")" "$ESP"
 	check "status --json: mode, no Secure Boot mode" "$(jq_ '(d["mode"], d["secureBootMode"])' <<<"$out")" "('on-hibernate', None)"

@@ -27,6 +27,29 @@ cmd_status() {
 	return 0
 }
 
+# key_store: where this boot's efiresume keeps the Secure Boot hibernation key, as it says in
+# the volatile EfiresumeKeyStore: V3 (sealed to the TPM), V2 (a boot-services variable), none
+# (no key made); nothing when the variable is absent (this boot did not start efiresume, or one
+# older than the variable)
+key_store() {
+	local f
+	f=$(var_path EfiresumeKeyStore "$ER_GUID")
+	[ -r "$f" ] || return 0
+	tail -c +5 "$f" 2>/dev/null | tr -cd 'A-Za-z0-9' | head -c 8
+}
+key_store_text() {
+	case $1 in
+	V3) echo "the hibernation key is sealed to the TPM (PCR 7) in EfiresumeHibernationKeyV3" ;;
+	V2) echo "the hibernation key is in plain in the boot-services variable EfiresumeHibernationKeyV2 (no TPM at this boot)" ;;
+	none) echo "efiresume made no hibernation key at this boot (its log says why): hibernation is refused" ;;
+	'') echo "unknown (this boot did not start through efiresume, or through a version that does not say)" ;;
+	*) echo "unknown (EfiresumeKeyStore says '$1')" ;;
+	esac
+}
+key_store_json() {
+	case $1 in V3) echo tpm ;; V2) echo variable ;; none) echo none ;; esac
+}
+
 # status_gather ARRAY: every fact status shows, into the associative array ARRAY. Keys:
 # uefi (1|""), bits, arch, sb (1|0|"": SecureBoot), sbm (shim|db|""), version, libdir, mode,
 # esp, esp_dev, esp_partuuid, esp_error (why no ESP), binary (its path on the ESP), installed
@@ -46,6 +69,7 @@ status_gather() {
 		sg[arch]=$arch
 		sg[bits]=$(cat "$SYSFS/firmware/efi/fw_platform_size" 2>/dev/null)
 		sg[sb]=$(secure_boot_byte)
+		sg[keystore]=$(key_store)
 	fi
 	sg[version]=$(pkg_version) sg[libdir]=$LIBDIR
 	sg[mode]=$(state_get mode)
@@ -129,6 +153,7 @@ status_text() {
 			fi
 		fi
 		echo "Firmware:     UEFI, ${sx[bits]:-?}-bit (${sx[arch]:-} binary); Secure Boot $sb"
+		[ "${sx[sb]:-}" = 1 ] && echo "Key:          $(key_store_text "${sx[keystore]:-}")"
 	fi
 	echo "Package:      ${sx[version]} (${sx[libdir]})"
 	if [ -n "${sx[installed]:-}" ]; then
@@ -183,7 +208,7 @@ status_json() {
 	case ${sj[sb]:-} in 1) sb=true ;; 0) sb=false ;; esac
 	IFS=, read -r -a order <<<"${sj[order]:-}"
 	o="{$nl"
-	o+="$i1\"firmware\":$sp{$nl$i2\"uefi\":$sp$(json_b "${sj[uefi]:-}"),$nl$i2\"bits\":$sp$(json_n "${sj[bits]:-}"),$nl$i2\"arch\":$sp$(json_sn "${sj[arch]:-}"),$nl$i2\"secureBoot\":$sp$sb$nl$i1},$nl"
+	o+="$i1\"firmware\":$sp{$nl$i2\"uefi\":$sp$(json_b "${sj[uefi]:-}"),$nl$i2\"bits\":$sp$(json_n "${sj[bits]:-}"),$nl$i2\"arch\":$sp$(json_sn "${sj[arch]:-}"),$nl$i2\"secureBoot\":$sp$sb,$nl$i2\"hibernationKey\":$sp$(json_sn "$(key_store_json "${sj[keystore]:-}")")$nl$i1},$nl"
 	o+="$i1\"package\":$sp{$nl$i2\"version\":$sp$(json_s "${sj[version]}"),$nl$i2\"libdir\":$sp$(json_s "${sj[libdir]}")$nl$i1},$nl"
 	if [ -n "${sj[esp]}" ]; then
 		o+="$i1\"esp\":$sp{$nl$i2\"path\":$sp$(json_s "${sj[esp]}"),$nl$i2\"device\":$sp$(json_sn "${sj[esp_dev]}"),$nl$i2\"partUuid\":$sp$(json_sn "${sj[esp_partuuid]}")$nl$i1},$nl"
