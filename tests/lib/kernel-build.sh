@@ -47,12 +47,15 @@ start=$(date +%s)
 say "kernel-$hash: unpacking $(basename "$tarball")"
 rm -rf "$out/src"; mkdir -p "$out/src"
 # only what an x86_64 build of this configuration reads: every Kconfig and Makefile (kconfig
-# parses them all), no documentation but its Kconfig, no other architecture, no sources of the
-# subsystems it does not build (a file of them wanted would fail the build, not change it)
+# parses them all, other architectures' too), no documentation but its Kconfig, no sources or
+# device trees of other architectures, no sources of the subsystems it does not build (a file
+# of them wanted would fail the build, not change it)
 top=$(basename "$tarball" .tar.xz)
 excl=("$top/Documentation/[!K]*" "$top/tools/perf" "$top/tools/testing" "$top/tools/power")
 for a in alpha arc arm arm64 csky hexagon loongarch m68k microblaze mips nios2 openrisc parisc \
-	 powerpc riscv s390 sh sparc um xtensa; do excl+=("$top/arch/$a"); done
+	 powerpc riscv s390 sh sparc um xtensa; do
+	excl+=("$top/arch/$a/*.[chS]" "$top/arch/$a/*.dts" "$top/arch/$a/*.dtsi" "$top/arch/$a/*.dtso")
+done
 for d in sound net drivers/gpu drivers/net drivers/media drivers/staging drivers/infiniband \
 	 drivers/accel drivers/iio drivers/scsi drivers/usb drivers/pinctrl drivers/clk drivers/crypto \
 	 drivers/md drivers/soc drivers/phy drivers/mmc drivers/mtd drivers/hwmon drivers/platform \
