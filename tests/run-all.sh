@@ -66,7 +66,11 @@ for g in "${groups[@]}"; do
 			[ -x "$t" ] && [ "${t##*/}" != test_tpm_swtpm ] && add unit "${t#"$BUILD"/}" "$t"
 		done ;;
 	fuzz)
-		for f in "$BUILD"/fuzz/fuzz_*; do [ -x "$f" ] && add fuzz "fuzz/$(basename "$f")" "tests/fuzz/run.sh ${FUZZ_SMOKE_SECONDS:-15} $(basename "$f")"; done ;;
+		# the smoke run: each target replays its whole corpus (the cache's, and the seeds),
+		# then mutates for the rest of FUZZ_SMOKE_SECONDS (make fuzz: 60 s each). From the seeds
+		# alone 5 s reached 96-98% of the edges 15 s did (config 551/560, lvm 1604/1642,
+		# location 787/815, json 686/714), a replay of the cache's ~3000 units ~1 s of CPU
+		for f in "$BUILD"/fuzz/fuzz_*; do [ -x "$f" ] && add fuzz "fuzz/$(basename "$f")" "tests/fuzz/run.sh ${FUZZ_SMOKE_SECONDS:-5} $(basename "$f")"; done ;;
 	e2e|seeds|slow|kernel)
 		# "seeds" runs only the cases of the seeds' 2004 format (names seeds-*)
 		list=$ecases
