@@ -46,7 +46,25 @@ if [ -f "$out/bzImage" ]; then echo "$out/bzImage"; exit 0; fi
 start=$(date +%s)
 say "kernel-$hash: unpacking $(basename "$tarball")"
 rm -rf "$out/src"; mkdir -p "$out/src"
-tar -xJf "$tarball" -C "$out/src" --strip-components=1
+# only what an x86_64 build of this configuration reads: every Kconfig and Makefile (kconfig
+# parses them all, other architectures' too), no documentation but its Kconfig, no sources or
+# device trees of other architectures, no sources of the subsystems it does not build (a file
+# of them wanted would fail the build, not change it)
+top=$(basename "$tarball" .tar.xz)
+excl=("$top/Documentation/[!K]*" "$top/tools/perf" "$top/tools/testing" "$top/tools/power")
+for a in alpha arc arm arm64 csky hexagon loongarch m68k microblaze mips nios2 openrisc parisc \
+	 powerpc riscv s390 sh sparc um xtensa; do
+	excl+=("$top/arch/$a/*.[chS]" "$top/arch/$a/*.dts" "$top/arch/$a/*.dtsi" "$top/arch/$a/*.dtso")
+done
+for d in sound net drivers/gpu drivers/net drivers/media drivers/staging drivers/infiniband \
+	 drivers/accel drivers/iio drivers/scsi drivers/usb drivers/pinctrl drivers/clk drivers/crypto \
+	 drivers/md drivers/soc drivers/phy drivers/mmc drivers/mtd drivers/hwmon drivers/platform \
+	 drivers/hid drivers/input drivers/thermal drivers/misc fs/bcachefs fs/xfs fs/btrfs fs/ext4 \
+	 fs/ocfs2 fs/smb fs/nfs fs/f2fs fs/ntfs3; do
+	excl+=("$top/$d/*.[chS]" "$top/$d/*.rst" "$top/$d/*.txt")
+done
+tar -xJf "$tarball" -C "$out/src" --strip-components=1 --anchored "${excl[@]/#/--exclude=}"
+[ -f "$out/src/Makefile" ] && [ -f "$out/src/arch/x86/Kconfig" ] || die "$(basename "$tarball"): not unpacked as $top/"
 for p in "${patches[@]}"; do
 	say "applying $(basename "$p")"
 	patch -p1 -d "$out/src" --no-backup-if-mismatch -s < "$p" || die "$(basename "$p") does not apply"
@@ -61,17 +79,27 @@ kmake tinyconfig || die "tinyconfig failed (see $log)"
 kmake olddefconfig || die "olddefconfig failed (see $log)"
 # every setting of the fragment must have survived olddefconfig (a dependency missing drops it silently)
 bad=0
+# and every "# CONFIG_X is not set" of it is not set (something selecting X would keep it)
 while read -r line; do
-	case $line in ''|'#'*) continue ;; esac
-	grep -qxF "$line" "$out/src/.config" || { echo "config: $line not in .config" >&2; bad=1; }
+	case $line in
+	'# CONFIG_'*' is not set')
+		sym=${line#'# '}; sym=${sym%' is not set'}
+		! grep -q "^$sym=" "$out/src/.config" || { echo "config: $sym still set" >&2; bad=1; } ;;
+	''|'#'*) ;;
+	*) grep -qxF "$line" "$out/src/.config" || { echo "config: $line not in .config" >&2; bad=1; } ;;
+	esac
 done < "$series/config"
 [ $bad = 0 ] || die "config fragment not fully applied"
 say "kernel-$hash: make -j$jobs bzImage (log: $log)"
 kmake -j"$jobs" bzImage || { tail -30 "$log" >&2; die "kernel build failed (see $log)"; }
 end=$(date +%s)
+# the CPU time of everything it ran (tar, make and the compilers: the children waited for,
+# user + sys, /proc/PID/stat fields 16 and 17 in clock ticks)
+read -r -a st < "/proc/$BASHPID/stat"
+cpu=$(( (st[15] + st[16]) / $(getconf CLK_TCK) ))
 cp "$out/src/arch/x86/boot/bzImage" "$out/bzImage.tmp"
 cp "$out/src/.config" "$out/config"
-echo "unpack+patch $((t_unpacked - start))s, config+build $((end - t_unpacked))s, -j$jobs, $(nproc) cpus" > "$out/time"
+echo "unpack+patch $((t_unpacked - start))s, config+build $((end - t_unpacked))s, -j$jobs, $(nproc) cpus, cpu ${cpu}s (user+sys), $(grep -c '^  CC ' "$log") C files" > "$out/time"
 [ $keep = 1 ] || rm -rf "$out/src"
 mv "$out/bzImage.tmp" "$out/bzImage"
 say "kernel-$hash: $(cat "$out/time")"
