@@ -19,10 +19,11 @@
 #            boot 2 (firmware): BootNext -> \EFI\efiresume\shimx64.efi sees MokNew -> MokManager
 #              (\EFI\efiresume\mmx64.efi): "Enroll MOK", Continue, Yes, the password, Reboot,
 #              typed into the serial console
-#            boot 3 (Linux, through BootOrder): mokutil --test-key says enrolled, efiresume-install
-#              status; BootNext set again by what the sleep hook runs (efiresume-install hook pre
-#              hibernate: BootNext and EfiresumeLocation)
-#            boot 4: BootNext -> shim -> efiresume ("Secure Boot is on", "no image") -> its
+#            boot 3 (through BootOrder: --secure-boot implies --mode=always, the installer's
+#              entry is first): shim -> efiresume (no image) -> Debian's shim -> Linux; mokutil
+#              --test-key says enrolled, efiresume-install status; what the sleep hook runs
+#              (efiresume-install hook pre hibernate) sets no BootNext in mode always
+#            boot 4: BootOrder -> shim -> efiresume ("Secure Boot is on", "no image") -> its
 #              fallback \EFI\debian\shimx64.efi -> grub -> the kernel, under Secure Boot
 #   shim-nomok  control: boot 2 with nobody at the console: MokManager's countdown passes,
 #            the key stays pending and shim refuses efiresume (Security Violation)
@@ -335,18 +336,24 @@ shim | shim-nomok)
 		[ "$RC" = 0 ] && pass "MokManager rebooted (QEMU -no-reboot: status 0)" || fail "QEMU status $RC"
 		expect_not "$L" "efiresume: efiresume .* started" "no efiresume in this boot (MokManager resets)" || ok=1
 		vars_show "after MokManager" | grep -q 'MokList' && pass "the store holds MokList" || fail "missing: MokList in the store"
-		# ---- boot 3: the Debian chain again (BootNext was used): the MOK is enrolled
+		# ---- boot 3: through BootOrder (BootNext was used), whose first entry is the
+		# installer's (--secure-boot implies --mode=always): the MOK is enrolled
 		gi_boot check 900 "$d/check.sh" ""
 		L=$d/check.log
-		expect "$L" "BdsDxe: starting Boot0008 \"debian\"" "through BootOrder: Debian's shim" || ok=1
+		expect "$L" "BdsDxe: starting Boot$entry \"Resume hibernated Linux\" .*\\\\EFI\\\\efiresume\\\\shimx64.efi" "through BootOrder: the installer's shim (its entry first: mode always)" || ok=1
+		expect "$L" "efiresume: starting \\\\EFI\\\\debian\\\\shimx64.efi" "efiresume (no image) started its fallback, Debian's shim" || ok=1
 		expect "$L" "EFIRESUME-TEST: mokutil: .*is already enrolled" "mokutil --test-key: the certificate is enrolled" || ok=1
 		expect "$L" "EFIRESUME-TEST: efiresume-install: MOK: +enrolled" "efiresume-install status: MOK enrolled" || ok=1
-		expect "$L" "EFIRESUME-TEST: efiresume-install: efiresume-tool: BootNext set to Boot$entry" "the sleep hook's work (efiresume-install hook pre hibernate) sets BootNext again" || ok=1
-		expect "$L" "EFIRESUME-TEST: efibootmgr: BootNext: $entry" "efibootmgr shows BootNext: $entry" || ok=1
-		# ---- boot 4: through the installer's entry
+		expect "$L" "EFIRESUME-TEST: efiresume-install: Mode: +always" "efiresume-install status: mode always (implied by --secure-boot)" || ok=1
+		# the sleep hook's work (efiresume-install hook pre hibernate): in mode always efiresume
+		# starts every boot, so it sets no BootNext
+		expect "$L" "EFIRESUME-TEST: efiresume-install: efiresume-tool: pre hibernate done" "the sleep hook's work (efiresume-install hook pre hibernate) ran" || ok=1
+		expect_not "$L" "EFIRESUME-TEST: efibootmgr: BootNext:" "it set no BootNext (mode always)" || ok=1
+		expect "$L" "EFIRESUME-TEST: efibootmgr: BootOrder: $entry," "Boot$entry first in BootOrder" || ok=1
+		# ---- boot 4: through the installer's entry again
 		gi_boot efiresume 900 "$d/last.sh" ""
 		L=$d/efiresume.log
-		expect "$L" "BdsDxe: starting Boot$entry \"Resume hibernated Linux\" .*\\\\EFI\\\\efiresume\\\\shimx64.efi" "BootNext: the firmware started the installer's shim" || ok=1
+		expect "$L" "BdsDxe: starting Boot$entry \"Resume hibernated Linux\" .*\\\\EFI\\\\efiresume\\\\shimx64.efi" "through BootOrder: the firmware started the installer's shim" || ok=1
 		expect "$L" "efiresume: efiresume .* \(x64\) started" "shim started efiresume (signed with the MOK's key)" || ok=1
 		expect "$L" "efiresume: Secure Boot is on" "efiresume saw Secure Boot" || ok=1
 		expect "$L" "efiresume: swap .*: no image" "no image" || ok=1

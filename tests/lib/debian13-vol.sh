@@ -28,6 +28,8 @@
 #   d13v_boot DIR NAME TIMEOUT SCRIPT TYPIST: deb_boot with the serial console on a pipe
 #                           pair; TYPIST (a command, "" for none) runs as `TYPIST LOG`
 #                           and what it prints is typed into the console
+# (mmdebstrap's hooks of a Debian 12 tree run "bash debian13-vol.sh --debian12 --hook ...")
+[ "${BASH_SOURCE[0]}" = "$0" ] && [ "${1:-}" = --debian12 ] && { EFIRESUME_DEBIAN=12; shift; }
 DEBV_RELEASE=${EFIRESUME_DEBIAN:-13}
 case $DEBV_RELEASE in
 13)
@@ -40,7 +42,18 @@ case $DEBV_RELEASE in
 12)
 	DEB_TIMEOUT=${DEB_TIMEOUT:-1200}
 	. "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
-	DEBV_LIB=$TOP/tests/lib/debian.sh DEBV_SUITE=bookworm DEBV_DEBS=$CACHE/debian/debs
+	DEBV_LIB="$TOP/tests/lib/debian13-vol.sh --debian12" DEBV_SUITE=bookworm DEBV_DEBS=$CACHE/debian/debs
+	# systemd 252 has no systemd.default_device_timeout_sec= (254 has; the line below is
+	# ignored): on a loaded host the ESP's device outlasted its 90 s, the installer boot went
+	# to emergency mode ("Job dev-disk-by\x2duuid-3A7E\x2d51C... (1min 35s / 1min 30s)") and
+	# waited there until QEMU's timeout. Its system.conf setting instead, in the tree (the
+	# installer copies it to the target): debian.sh's customize hook, then the drop-in
+	eval "_d13v_customize12() $(declare -f _deb_hook_customize | tail -n +2)"
+	_deb_hook_customize() {
+		_d13v_customize12 "$1" || return
+		mkdir -p "$1/etc/systemd/system.conf.d"
+		printf '[Manager]\nDefaultDeviceTimeoutSec=900\n' > "$1/etc/systemd/system.conf.d/efiresume-test.conf"
+	}
 	# as on Debian 13 (tests/lib/debian13.sh): udev's waits on a loaded host, modules
 	# this guest cannot use
 	DEB_CMDLINE="$DEB_CMDLINE systemd.default_device_timeout_sec=900 modprobe.blacklist=kvm_amd,kvm_intel,kvm,ahci,libata,parport_pc,ppdev" ;;
@@ -90,7 +103,7 @@ _d13v_rootfs() {
 }
 
 _d13v_key_rootfs() {
-	{ echo "$D13V_PACKAGES $DEB_EXCLUDES $DEBV_RELEASE $DEBV_SUITE $DEB_CMDLINE"; declare -f _deb_hook_essential _deb_hook_customize _d13v_rootfs
+	{ echo "$D13V_PACKAGES $DEB_EXCLUDES $DEBV_RELEASE $DEBV_SUITE $DEB_CMDLINE"; declare -f _deb_hook_essential _deb_hook_customize _d13v_customize12 _d13v_rootfs
 	  cat "$DEB_GUEST/agent" "$DEB_GUEST/efiresume-test-agent.service" "$DEB_GUEST/sleep-hook" |
 		grep -v 'SPDX-License-Identifier:'
 	  echo "$DEB_SWAP_UUID $DEB_ROOT_UUID $DEB_ESP_SERIAL"; } | md5sum | cut -c1-12
@@ -425,5 +438,12 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
 	--tree) d13v_tree && echo "$D13V_TREE" ;;
 	--dir) d13v_dir "$2" ;;
+	--hook)
+		set -e
+		case $2 in
+		essential) _deb_hook_essential "$3" ;;
+		customize) _deb_hook_customize "$3" ;;
+		*) exit 2 ;;
+		esac ;;
 	esac
 fi
