@@ -36,24 +36,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=
-for try in $(seq 1 20); do
-	p=$((20000 + RANDOM % 20000))
-	if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p + 1))) 2>/dev/null; then
-		port=$p; break
-	fi
-done
-[ -n "$port" ] || { fail "no free port"; finish; }
-mkdir -p "$W/state"
-swtpm socket --tpm2 --server type=tcp,port=$port,bindaddr=127.0.0.1 --ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
-	--flags not-need-init,startup-clear --tpmstate dir="$W/state" >"$W/swtpm.log" 2>&1 &
-swtpm_pid=$!
-for i in $(seq 1 50); do
-	(exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-	sleep 0.1
-done
-if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then ok "swtpm listens on 127.0.0.1:$port"; else
-	fail "swtpm did not start: $(cat "$W/swtpm.log")"; finish; fi
+. "$TOP/tests/lib/swtpm.sh"
+if swtpm_tcp_start "$W/state"; then
+	swtpm_pid=$SWTPM_TCP_PID port=$SWTPM_TCP_PORT
+	ok "swtpm listens on 127.0.0.1:$port"
+else
+	swtpm_pid=$SWTPM_TCP_PID
+	fail "swtpm did not start: $(cat "$W/state.log")"; finish
+fi
 export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port" ER_SWTPM_PORT=$port
 cd "$W"
 prov() {   # what, command...

@@ -36,25 +36,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# a free pair of ports (command, control)
-port=
-for try in $(seq 1 20); do
-	p=$((20000 + RANDOM % 20000))
-	if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p + 1))) 2>/dev/null; then
-		port=$p; break
-	fi
-done
-[ -n "$port" ] || { fail "no free port"; finish; }
-mkdir -p "$W/state"
-swtpm socket --tpm2 --server type=tcp,port=$port,bindaddr=127.0.0.1 --ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
-	--flags not-need-init,startup-clear --tpmstate dir="$W/state" >"$W/swtpm.log" 2>&1 &
-swtpm_pid=$!
-for i in $(seq 1 50); do
-	(exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-	sleep 0.1
-done
-if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then ok "swtpm listens on 127.0.0.1:$port"; else
-	fail "swtpm did not start: $(cat "$W/swtpm.log")"; finish; fi
+. "$TOP/tests/lib/swtpm.sh"
+if swtpm_tcp_start "$W/state"; then
+	swtpm_pid=$SWTPM_TCP_PID port=$SWTPM_TCP_PORT
+	ok "swtpm listens on 127.0.0.1:$port"
+else
+	swtpm_pid=$SWTPM_TCP_PID
+	fail "swtpm did not start: $(cat "$W/state.log")"; finish
+fi
 
 export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port"
 prov() {   # what, command...
@@ -101,26 +90,10 @@ for t in cryptsetup systemd-cryptenroll python3; do
 	command -v $t >/dev/null || { fail "no $t"; finish; }
 done
 [ -x "$UBIN" ] || { fail "no $UBIN (make build/unit/test_tpm_unseal_swtpm)"; finish; }
-free_port() {
-	for try in $(seq 1 40); do
-		local p=$((20000 + RANDOM % 20000))
-		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p + 1))) 2>/dev/null; then
-			echo $p; return 0
-		fi
-	done
-	return 1
-}
-start_swtpm() {   # state-dir port -> pid in $started
-	mkdir -p "$1"
-	swtpm socket --tpm2 --server type=tcp,port=$2,bindaddr=127.0.0.1 --ctrl type=tcp,port=$(($2 + 1)),bindaddr=127.0.0.1 \
-		--flags not-need-init,startup-clear --tpmstate dir="$1" >"$1.log" 2>&1 &
-	started=$!
-	for i in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/$2) 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
-pa=$(free_port) && start_swtpm "$W/a" "$pa" && pid_a=$started && ok "swtpm A on $pa" || { fail "swtpm A did not start: $(cat "$W/a.log")"; finish; }
-pb=$(free_port); [ "$pb" = "$pa" ] && pb=$(free_port)
-start_swtpm "$W/b" "$pb" && pid_b=$started && ok "swtpm B on $pb" || { fail "swtpm B did not start"; finish; }
+if swtpm_tcp_start "$W/a"; then pid_a=$SWTPM_TCP_PID pa=$SWTPM_TCP_PORT; ok "swtpm A on $pa"; else
+	pid_a=$SWTPM_TCP_PID; fail "swtpm A did not start: $(cat "$W/a.log")"; finish; fi
+if swtpm_tcp_start "$W/b"; then pid_b=$SWTPM_TCP_PID pb=$SWTPM_TCP_PORT; ok "swtpm B on $pb"; else
+	pid_b=$SWTPM_TCP_PID; fail "swtpm B did not start: $(cat "$W/b.log")"; finish; fi
 export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$pa"
 TCTI=$TPM2TOOLS_TCTI
 flushall() { tpm2_flushcontext -l >/dev/null 2>&1; tpm2_flushcontext -t >/dev/null 2>&1; tpm2_flushcontext -s >/dev/null 2>&1; }

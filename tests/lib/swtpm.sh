@@ -52,3 +52,32 @@ swtpm_boot() {
 	swtpm_stop
 	return $rc
 }
+
+# For the host tests that talk to a TPM directly (tpm2-tools, systemd-cryptenroll, our own
+# drivers over TCTI "swtpm:host=127.0.0.1,port=PORT"), with no firmware in between:
+#   swtpm_tcp_start DIR   a swtpm on a free pair of 127.0.0.1 ports (commands on PORT, control
+#                         on PORT+1), powered on and started up (TPM2_Startup(CLEAR), which a
+#                         firmware would otherwise send), its state in DIR (created), its log
+#                         DIR.log; waits (up to 5 s) until it listens. Sets SWTPM_TCP_PORT and
+#                         SWTPM_TCP_PID; returns 1 when no port is free or it does not start
+#                         (DIR.log says why). The caller stops it (kill SWTPM_TCP_PID).
+swtpm_tcp_start() {
+	local dir=$1 p try i
+	SWTPM_TCP_PORT= SWTPM_TCP_PID=
+	for try in $(seq 1 40); do
+		p=$((20000 + RANDOM % 20000))
+		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p + 1))) 2>/dev/null; then
+			SWTPM_TCP_PORT=$p; break
+		fi
+	done
+	[ -n "$SWTPM_TCP_PORT" ] || { echo "no free pair of ports" > "$dir.log"; return 1; }
+	mkdir -p "$dir"
+	swtpm socket --tpm2 --server type=tcp,port=$p,bindaddr=127.0.0.1 --ctrl type=tcp,port=$((p + 1)),bindaddr=127.0.0.1 \
+		--flags not-need-init,startup-clear --tpmstate dir="$dir" >"$dir.log" 2>&1 </dev/null &
+	SWTPM_TCP_PID=$!
+	for i in $(seq 1 50); do
+		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
