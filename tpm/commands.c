@@ -156,7 +156,7 @@ bool er_tpm_rsp_read_public(const struct er_tpm_rsp *r, struct er_tpm_public *pu
 	return nl == pub->name.n && er_memcmp(name, pub->name.b, nl) == 0;
 }
 
-size_t er_tpm_srk_template(uint16_t alg, uint8_t *out, size_t cap)
+size_t er_tpm_primary_template(uint16_t alg, bool noda, uint8_t *out, size_t cap)
 {
 	struct er_tpm_wr w;
 	const struct er_tpm_sym aes = { TPM2_ALG_AES, 128, TPM2_ALG_CFB };
@@ -167,7 +167,7 @@ size_t er_tpm_srk_template(uint16_t alg, uint8_t *out, size_t cap)
 	er_tpm_put_u16(&w, alg);
 	er_tpm_put_u16(&w, TPM2_ALG_SHA256);
 	er_tpm_put_u32(&w, TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
-			   TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA | TPMA_OBJECT_RESTRICTED |
+			   TPMA_OBJECT_USERWITHAUTH | (noda ? TPMA_OBJECT_NODA : 0) | TPMA_OBJECT_RESTRICTED |
 			   TPMA_OBJECT_DECRYPT);
 	er_tpm_put_u16(&w, 0);                   /* authPolicy: empty */
 	er_tpm_put_sym(&w, &aes);
@@ -183,6 +183,11 @@ size_t er_tpm_srk_template(uint16_t alg, uint8_t *out, size_t cap)
 		er_tpm_put_u16(&w, 0);                   /* unique: empty */
 	}
 	return w.err ? 0 : w.len;
+}
+
+size_t er_tpm_srk_template(uint16_t alg, uint8_t *out, size_t cap)
+{
+	return er_tpm_primary_template(alg, true, out, cap);
 }
 
 void er_tpm_cmd_create_primary_srk(struct er_tpm_cmd *c, uint32_t hierarchy, uint16_t alg)

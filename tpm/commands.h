@@ -57,6 +57,8 @@ bool er_tpm_rsp_read_public(const struct er_tpm_rsp *r, struct er_tpm_public *pu
  * TPM2_ALG_ECC: NIST P-256, no KDF; TPM2_ALG_RSA: 2048 bits, exponent 0 (65537). In the
  * owner hierarchy (password session added by the caller). ---- */
 size_t er_tpm_srk_template(uint16_t alg, uint8_t *out, size_t cap);      /* TPMT_PUBLIC bytes */
+/* the same template with noDA as asked (without: systemd's legacy primary, tpm/unseal.h) */
+size_t er_tpm_primary_template(uint16_t alg, bool noda, uint8_t *out, size_t cap);
 void er_tpm_cmd_create_primary_srk(struct er_tpm_cmd *c, uint32_t hierarchy, uint16_t alg);
 /* the new object's handle is r->handle */
 bool er_tpm_rsp_create_primary(const struct er_tpm_rsp *r, struct er_tpm_public *pub);

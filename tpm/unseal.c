@@ -27,29 +27,7 @@ const char *er_tpmu_status_name(enum er_tpmu_status s)
 
 size_t er_tpm_legacy_template(uint16_t alg, uint8_t *out, size_t cap)
 {
-	struct er_tpm_wr w;
-
-	if (alg != TPM2_ALG_ECC && alg != TPM2_ALG_RSA)
-		return 0;
-	er_tpm_wr_init(&w, out, cap);
-	er_tpm_put_u16(&w, alg);
-	er_tpm_put_u16(&w, TPM2_ALG_SHA256);
-	er_tpm_put_u32(&w, TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
-			   TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
-	er_tpm_put_u16(&w, 0);                   /* authPolicy: empty */
-	er_tpm_put_sym(&w, &aes128cfb);
-	er_tpm_put_u16(&w, TPM2_ALG_NULL);       /* scheme */
-	if (alg == TPM2_ALG_ECC) {
-		er_tpm_put_u16(&w, TPM2_ECC_NIST_P256);
-		er_tpm_put_u16(&w, TPM2_ALG_NULL);       /* kdf */
-		er_tpm_put_u16(&w, 0);                   /* unique.x */
-		er_tpm_put_u16(&w, 0);                   /* unique.y */
-	} else {
-		er_tpm_put_u16(&w, 2048);                /* keyBits */
-		er_tpm_put_u32(&w, 0);                   /* exponent: the default */
-		er_tpm_put_u16(&w, 0);                   /* unique: empty */
-	}
-	return w.err ? 0 : w.len;
+	return er_tpm_primary_template(alg, false, out, cap);
 }
 
 bool er_tpm_esys_tr_name(const uint8_t *tr, size_t n, uint32_t *handle, struct er_tpm_name *name)
