@@ -28,6 +28,7 @@
 #include "loader/hibkey_tpm.h"
 #include "tpm/session.h"
 #include "crypto/sha.h"
+#include "tests/host/swtpm_wire.h"
 
 static int port;
 static FILE *logf, *trf;
@@ -38,31 +39,6 @@ static void die(const char *m)
 {
 	fprintf(stderr, "hibkey_tpm_driver: %s\n", m);
 	exit(3);
-}
-
-static void wr_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	while (n) {
-		ssize_t k = write(fd, b, n);
-		if (k <= 0)
-			die("write to swtpm");
-		b += k;
-		n -= (size_t)k;
-	}
-}
-
-static bool rd_all(int fd, void *p, size_t n)
-{
-	uint8_t *b = p;
-	while (n) {
-		ssize_t k = read(fd, b, n);
-		if (k <= 0)
-			return false;
-		b += k;
-		n -= (size_t)k;
-	}
-	return true;
 }
 
 static void tr_put(const uint8_t *p, size_t n)
@@ -76,27 +52,12 @@ static void tr_put(const uint8_t *p, size_t n)
 
 static bool submit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	uint8_t hdr[9];
-	uint32_t n, ack, end = htonl(20);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	size_t n;
+	uint32_t ack;
 	(void)ctx;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+	if (!swtpm_transact(port, cmd, len, rsp, cap, &n, &ack))
 		return false;
-	hdr[0] = 0; hdr[1] = 0; hdr[2] = 0; hdr[3] = 8;
-	hdr[4] = 0;
-	hdr[5] = (uint8_t)(len >> 24); hdr[6] = (uint8_t)(len >> 16);
-	hdr[7] = (uint8_t)(len >> 8); hdr[8] = (uint8_t)len;
-	wr_all(fd, hdr, 9);
-	wr_all(fd, cmd, len);
-	if (!rd_all(fd, &n, 4) || (n = ntohl(n)) > cap || !rd_all(fd, rsp, n) || !rd_all(fd, &ack, 4)) {
-		close(fd);
-		return false;
-	}
-	wr_all(fd, &end, 4);
-	close(fd);
 	*rsp_len = n;
 	if (logf) {
 		fwrite(cmd, 1, len, logf);

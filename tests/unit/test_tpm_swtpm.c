@@ -42,6 +42,7 @@
 #include "image/freestanding.h"
 
 #include "unhex.h"
+#include "tests/host/swtpm_wire.h"
 
 static int port;
 static const char *dir;
@@ -55,53 +56,13 @@ static void rnd(uint8_t *p, size_t n)
 	assert_int_equal(getrandom(p, n, 0), (ssize_t)n);
 }
 
-static void wr_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	while (n) {
-		ssize_t k = write(fd, b, n);
-		assert_true(k > 0);
-		b += k;
-		n -= (size_t)k;
-	}
-}
-
-static void rd_all(int fd, void *p, size_t n)
-{
-	uint8_t *b = p;
-	while (n) {
-		ssize_t k = read(fd, b, n);
-		assert_true(k > 0);
-		b += k;
-		n -= (size_t)k;
-	}
-}
-
-/* one command over swtpm's socket; returns the response length */
 static size_t transact(const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	uint8_t hdr[9];
-	uint32_t n, ack, end = htonl(20);                        /* TPM_SESSION_END */
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	size_t n = 0;
+	uint32_t ack = 1;
 
-	assert_true(fd >= 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	hdr[0] = 0; hdr[1] = 0; hdr[2] = 0; hdr[3] = 8;          /* TPM_SEND_COMMAND */
-	hdr[4] = 0;                                              /* locality */
-	hdr[5] = (uint8_t)(len >> 24); hdr[6] = (uint8_t)(len >> 16);
-	hdr[7] = (uint8_t)(len >> 8); hdr[8] = (uint8_t)len;
-	wr_all(fd, hdr, 9);
-	wr_all(fd, cmd, len);
-	rd_all(fd, &n, 4);
-	n = ntohl(n);
-	assert_true(n <= cap);
-	rd_all(fd, rsp, n);
-	rd_all(fd, &ack, 4);
-	assert_int_equal(ntohl(ack), 0);
-	wr_all(fd, &end, 4);
-	close(fd);
+	assert_true(swtpm_transact(port, cmd, len, rsp, cap, &n, &ack));
+	assert_int_equal(ack, 0);
 	return n;
 }
 

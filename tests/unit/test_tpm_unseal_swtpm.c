@@ -40,6 +40,7 @@
 #include "volume/luks.h"
 #include "crypto/sha.h"
 #include "image/freestanding.h"
+#include "tests/host/swtpm_wire.h"
 
 static int port_a, port_b;
 static const char *dir;
@@ -55,30 +56,6 @@ struct sock_io {
 	uint64_t ctr;
 };
 
-static void wr_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	while (n) {
-		ssize_t k = write(fd, b, n);
-		assert_true(k > 0);
-		b += k;
-		n -= (size_t)k;
-	}
-}
-
-static bool rd_all(int fd, void *p, size_t n)
-{
-	uint8_t *b = p;
-	while (n) {
-		ssize_t k = read(fd, b, n);
-		if (k <= 0)
-			return false;
-		b += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
 static void hexline(FILE *f, char tag, const uint8_t *p, size_t n)
 {
 	fputc(tag, f);
@@ -91,27 +68,10 @@ static void hexline(FILE *f, char tag, const uint8_t *p, size_t n)
 static bool sock_submit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap, size_t *rlen)
 {
 	struct sock_io *io = ctx;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)io->port) };
-	uint8_t hdr[9];
-	uint32_t n, ack, end = htonl(20);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	bool ok;
+	size_t n;
+	uint32_t ack;
 
-	assert_true(fd >= 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	hdr[0] = 0; hdr[1] = 0; hdr[2] = 0; hdr[3] = 8;          /* TPM_SEND_COMMAND */
-	hdr[4] = 0;
-	hdr[5] = (uint8_t)(len >> 24); hdr[6] = (uint8_t)(len >> 16);
-	hdr[7] = (uint8_t)(len >> 8); hdr[8] = (uint8_t)len;
-	wr_all(fd, hdr, 9);
-	wr_all(fd, cmd, len);
-	ok = rd_all(fd, &n, 4);
-	n = ntohl(n);
-	ok = ok && n <= cap && rd_all(fd, rsp, n) && rd_all(fd, &ack, 4);
-	wr_all(fd, &end, 4);
-	close(fd);
-	if (!ok)
+	if (!swtpm_transact(io->port, cmd, len, rsp, cap, &n, &ack))
 		return false;
 	*rlen = n;
 	io->n++;
