@@ -235,8 +235,10 @@ _deb_fixture_locked() {
 	tree=$top/rootfs-$kr d=$top/$kd
 	if [ -f "$d/.done" ]; then
 		say "debian fixture: cached ($d)"
+		cache_used "$d"
 		return 0
 	fi
+	cache_used "$tree"
 	if [ ! -f "$tree.done" ]; then
 		say "debian fixture: mmdebstrap ${DEB_SUITE:-bookworm} into $tree (a few minutes)"
 		rm -rf "$tree" "$tree.done"
@@ -268,7 +270,7 @@ _deb_fixture_locked() {
 	# old builds of other recipes
 	for t in "$top"/*/; do
 		t=${t%/}
-		case $t in "$d"|"$tree"|"$top/debs") ;; *) rm -rf "$t" "$t.done" ;; esac
+		case $t in "$d"|"$tree"|"$top/debs") ;; *) cache_prune "$t" ;; esac
 	done
 	say "debian fixture: done ($d)"
 }

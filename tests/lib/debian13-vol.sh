@@ -418,8 +418,10 @@ _d13v_fixture_locked() {
 	d=$(d13v_dir "$layout")
 	if [ -f "$d/.done" ]; then
 		say "debian$DEBV_RELEASE-vol fixture: cached ($d)"
+		cache_used "$d"
 		return 0
 	fi
+	cache_used "$D13V_TREE"
 	rm -rf "$d"
 	mkdir -p "$d"
 		_d13v_install "$layout" "$d" || { echo "  debian13-vol fixture ($layout) FAILED; see $d"; return 1; }
@@ -429,7 +431,7 @@ _d13v_fixture_locked() {
 	for t in "$D13V_TOP"/*-"$layout"/ "$D13V_TOP"/rootfs-*/; do
 		t=${t%/}
 		[[ ${t##*/} =~ ^[0-9a-f]+-$layout$ || ${t##*/} == rootfs-* ]] || continue
-		case $t in "$d"|"$D13V_TREE") ;; *) [ -e "$t" ] && rm -rf "$t" "$t.done" "$t.log" ;; esac
+		case $t in "$d"|"$D13V_TREE") ;; *) cache_prune "$t" ;; esac
 	done
 	say "debian$DEBV_RELEASE-vol fixture: done ($d)"
 }

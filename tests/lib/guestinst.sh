@@ -98,7 +98,7 @@ gi_tree() {
 _gi_tree_locked() {
 	local tree t0 t1 t
 	tree=$GI_TOP/rootfs-$(_gi_key)
-	[ -f "$tree.done" ] && return 0
+	[ -f "$tree.done" ] && { cache_used "$tree"; return 0; }
 	say "guestinst: mmdebstrap trixie (minbase + shim, MokManager, grub, mokutil, efitools) into $tree"
 	rm -rf "$tree" "$tree.done"
 	t0=$(date +%s.%N)
@@ -110,7 +110,7 @@ _gi_tree_locked() {
 	# older trees of other recipes
 	for t in "$GI_TOP"/rootfs-*.done; do
 		t=${t%.done}
-		[ "$t" = "$tree" ] || rm -rf "$t" "$t.done" "$t.log"
+		[ "$t" = "$tree" ] || cache_prune "$t"
 	done
 }
 
