@@ -104,6 +104,11 @@ static void slots_text(uint32_t mask, char *buf, size_t cap)
 			n += er_snprintf(buf + n, cap - n, "%s%u", n ? "," : "", i);
 }
 
+static uint64_t now(const struct er_tpmunlock_ops *ops)
+{
+	return ops->now_us ? ops->now_us(ops->ctx) : 0;
+}
+
 /* One token: 1 unlocked, 0 refused, -1 the prompt was left (no passphrase either) */
 static int one(const char *uuid, unsigned id, const struct er_tpm_io *io, const struct er_tpmunlock_ops *ops,
 	       struct er_tpmunlock_scratch *s, unsigned *slot)
@@ -117,6 +122,7 @@ static int one(const char *uuid, unsigned id, const struct er_tpm_io *io, const 
 		return 0;
 	}
 	slots_text(s->tok.keyslots, ks, sizeof(ks));
+	uint64_t t0 = now(ops), tpm_us;
 	if (er_tpmu_open(&s->u, io, &s->req, &res)) {
 		if (res.status == ER_TPMU_LOCKOUT)
 			say(ops, s, "luks-%s: systemd-tpm2 token %u: the TPM is in dictionary-attack lockout (too many wrong "
@@ -125,6 +131,7 @@ static int one(const char *uuid, unsigned id, const struct er_tpm_io *io, const 
 			say(ops, s, "luks-%s: systemd-tpm2 token %u: not unsealed: %s", uuid, id, res.msg);
 		return 0;
 	}
+	tpm_us = now(ops) - t0;
 	for (unsigned t = 1; t <= (s->req.pin ? ER_TPMUNLOCK_PIN_TRIES : 1); t++) {
 		size_t alen = 0, n = 0, plen = 0;
 		if (s->req.pin) {
@@ -142,8 +149,10 @@ static int one(const char *uuid, unsigned id, const struct er_tpm_io *io, const 
 			}
 			er_wipe(s->pin, sizeof(s->pin));
 		}
+		t0 = now(ops);
 		enum er_tpmu_status st = er_tpmu_try(&s->u, s->req.pin ? s->auth : NULL, alen, s->secret,
 						     sizeof(s->secret), &n, &res);
+		tpm_us += now(ops) - t0;
 		er_wipe(s->auth, sizeof(s->auth));
 		if (st == ER_TPMU_AUTH_FAIL && s->req.pin) {
 			say(ops, s, "luks-%s: systemd-tpm2 token %u: wrong PIN (try %u of %u; the TPM counts it against its "
@@ -159,12 +168,20 @@ static int one(const char *uuid, unsigned id, const struct er_tpm_io *io, const 
 			say(ops, s, "luks-%s: systemd-tpm2 token %u: not unsealed: %s", uuid, id, res.msg);
 			break;
 		}
+		t0 = now(ops);
 		bool ok = er_tpm2_passphrase(s->secret, n, s->pass, sizeof(s->pass), &plen) &&
 			  ops->try_keyslots(ops->ctx, s->tok.keyslots, s->pass, plen, slot);
+		uint64_t ks_us = now(ops) - t0;
 		er_wipe(s->secret, sizeof(s->secret));
 		er_wipe(s->pass, sizeof(s->pass));
 		if (ok) {
-			say(ops, s, "luks-%s: unlocked with the TPM (systemd-tpm2 token %u), keyslot %u", uuid, id, *slot);
+			if (ops->now_us)
+				say(ops, s, "luks-%s: unlocked with the TPM (systemd-tpm2 token %u), keyslot %u (%u ms: the "
+				    "TPM %u ms, the keyslot %u ms)", uuid, id, *slot, (unsigned)((tpm_us + ks_us) / 1000),
+				    (unsigned)(tpm_us / 1000), (unsigned)(ks_us / 1000));
+			else
+				say(ops, s, "luks-%s: unlocked with the TPM (systemd-tpm2 token %u), keyslot %u", uuid, id,
+				    *slot);
 			ret = 1;
 		} else {
 			say(ops, s, "luks-%s: systemd-tpm2 token %u: unsealed, but the key does not open keyslot %s",

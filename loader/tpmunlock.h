@@ -39,6 +39,9 @@ struct er_tpmunlock_ops {
 	long (*ask_pin)(void *ctx, unsigned id, unsigned try, unsigned tries, char *buf, size_t cap);
 	/* Tries the passphrase on the keyslots in mask; true when one opened (*slot) */
 	bool (*try_keyslots)(void *ctx, uint32_t mask, const char *pass, size_t len, unsigned *slot);
+	/* A monotonic clock in microseconds, or NULL: the unlocked line then gives no times
+	 * (with one it says how long the TPM took, the PIN prompt not counted, and the keyslot) */
+	uint64_t (*now_us)(void *ctx);
 };
 
 enum er_tpmunlock_result {

@@ -147,6 +147,12 @@ static long tpm_pin(void *ctx, unsigned id, unsigned t, unsigned tries, char *bu
 	return (long)n;
 }
 
+static uint64_t tpm_now(void *ctx)
+{
+	(void)ctx;
+	return er_time_us();
+}
+
 /* the token's keyslots only; no KDF budget: systemd-cryptenroll makes them PBKDF2 with
  * the fewest iterations (its key has full entropy), and the header's caps hold anyway */
 static bool tpm_try(void *ctx, uint32_t mask, const char *pass, size_t len, unsigned *slot)
@@ -220,7 +226,7 @@ static int tpm_unlock(struct er_lane_sched *lanes, const struct er_tpm_io *tpm, 
 	if (EFI_ERROR(er_alloc_zero(sizeof(*sc), (void **)&sc)) || EFI_ERROR(er_alloc_zero(sizeof(*tried), (void **)&tried)))
 		goto out;
 	struct tpm_ctx c = { lanes, lower, dev, hdr, tried, vk, 0, 0 };
-	struct er_tpmunlock_ops ops = { &c, tpm_log, tpm_pin, tpm_try };
+	struct er_tpmunlock_ops ops = { &c, tpm_log, tpm_pin, tpm_try, tpm_now };
 	unsigned tid = 0, slot = 0;
 	enum er_tpmunlock_result r = er_tpmunlock_run(hdr->uuid, json, len, tpm, &ops, sc, &tid, &slot);
 	if (r == ER_TPMUNLOCK_UNLOCKED) {

@@ -471,7 +471,14 @@ struct run_ctx {
 	char log[8][400];
 	unsigned nlog;
 	bool tried;
+	bool timed;                    /* ops.now_us given: 7 ms a reading; a PIN takes 10 s */
+	uint64_t clock_us;
 };
+static uint64_t run_now(void *ctx)
+{
+	struct run_ctx *c = ctx;
+	return c->clock_us += 7000;
+}
 static void run_log(void *ctx, const char *line)
 {
 	struct run_ctx *c = ctx;
@@ -487,6 +494,7 @@ static long run_pin(void *ctx, unsigned id, unsigned t, unsigned tries, char *bu
 	assert_int_equal(t, c->asked + 1);
 	if (c->asked >= 4 || !c->pins[c->asked])
 		return c->pin_ret;
+	c->clock_us += 10000000;
 	snprintf(buf, cap, "%s", c->pins[c->asked++]);
 	return (long)strlen(buf);
 }
@@ -511,7 +519,7 @@ static enum er_tpmunlock_result run_json(const char *name, struct run_ctx *c, st
 	static struct er_tpmunlock_scratch sc;
 	static char json[9000];
 	struct er_tpm_io io;
-	struct er_tpmunlock_ops ops = { c, run_log, run_pin, run_try };
+	struct er_tpmunlock_ops ops = { c, run_log, run_pin, run_try, c->timed ? run_now : NULL };
 	load_script(&s, name);
 	c->s = &s;
 	/* a LUKS2 JSON area around the token, with a token of another type before it */
@@ -550,6 +558,15 @@ static void test_run_paths(void **state)
 		assert_int_equal(run_json("pin", &c, &r, &tid, &slot), ER_TPMUNLOCK_UNLOCKED);
 		assert_int_equal(tid, 4);
 		assert_int_equal(c.asked, 1);
+		free_script((struct script *)c.s);
+	}
+	{
+		/* with a clock: the TPM's time (open, then the unseal) without the 10 s at the PIN
+		 * prompt, and the keyslot's; 7 ms between two readings */
+		struct run_ctx c = { .pins = { "1234" }, .timed = true };
+		assert_int_equal(run_json("pin", &c, &r, &tid, &slot), ER_TPMUNLOCK_UNLOCKED);
+		assert_true(logged(&c, "luks-u-u-i-d: unlocked with the TPM (systemd-tpm2 token 4), keyslot 2 (21 ms: the "
+				   "TPM 14 ms, the keyslot 7 ms)"));
 		free_script((struct script *)c.s);
 	}
 	{
@@ -605,7 +622,7 @@ static void test_run_key_refused(void **state)
 	struct replay r;
 	struct er_tpm_io io;
 	struct run_ctx c = { 0 };
-	struct er_tpmunlock_ops ops = { &c, run_log, run_pin, never };
+	struct er_tpmunlock_ops ops = { &c, run_log, run_pin, never, NULL };
 	unsigned tid, slot;
 	(void)state;
 	load_script(&s, "plain");
@@ -636,7 +653,7 @@ static void test_token_ids(void **state)
 	/* a malformed systemd-tpm2 token is said and skipped, nothing sent */
 	static struct er_tpmunlock_scratch sc;
 	struct run_ctx c = { 0 };
-	struct er_tpmunlock_ops ops = { &c, run_log, run_pin, never };
+	struct er_tpmunlock_ops ops = { &c, run_log, run_pin, never, NULL };
 	struct replay r;
 	struct script s = { .name = "none", .n = 0 };
 	struct er_tpm_io io;

@@ -339,7 +339,7 @@ static enum er_tpmunlock_result run(int port, struct run_ctx *r, const char *jso
 {
 	static struct er_tpmunlock_scratch sc;
 	struct er_tpm_io io;
-	struct er_tpmunlock_ops ops = { r, run_log, run_pin, run_try };
+	struct er_tpmunlock_ops ops = { r, run_log, run_pin, run_try, NULL };
 	io_init(s, &io, port, "run");
 	disk_open(&r->d);
 	enum er_tpmunlock_result res = er_tpmunlock_run("test", json, len, &io, &ops, &sc, tok, slot);
