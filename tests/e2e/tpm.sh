@@ -148,6 +148,11 @@ pin='4711 efiresume'
 wrongpin='4712 efiresume'
 [ "$tscen" = pcr7-pin ] && printf %s "$pin" > "$d/fwcfg/pin"
 tpm=$d/tpm
+# a random source for the firmware (EFI_RNG_PROTOCOL): efiresume salts its TPM session from
+# it and refuses the TPM without one (TPM2_GetRandom crosses the bus in clear). Every boot has
+# it, the hibernating one too (the same machine); at a fixed PCI address after the disk's, so
+# the disk stays where the installer boot's Boot#### entries say it is.
+rngdev=(-device virtio-rng-pci,addr=0x10)
 uuid=$D13V_LUKS_UUID
 VGM=$D13V_VGM
 unlock_re="Please unlock disk $D13V_CRYPT"
@@ -219,7 +224,7 @@ EOF
 
 echo "boot 1 (Debian 13 on crypt-lvm with swtpm: the passphrase typed at the initramfs; systemd-cryptenroll --tpm2-pcrs=7$([ $tscen = pcr7-pin ] && echo ' --tpm2-with-pin=yes'), install, hibernate):"
 D13V_ANSWERS=("$unlock_re"$'\t'"$D13V_PASS")
-swtpm_boot "$tpm" d13v_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh" d13v_type || true
+swtpm_boot "$tpm" d13v_boot "$d" boot1 "$DEB_TIMEOUT" "$d/boot1.sh" d13v_type "${rngdev[@]}" || true
 check_facts boot1
 val_is boot1 tpm-boot1 2 "the guest has a TPM 2.0 (swtpm)"
 p7=$(deb_val "$d" boot1 pcr7-boot1)
@@ -263,7 +268,7 @@ case $tscen in pcr-changed|other-tpm) expect_tpm=no ;; esac
 echo "boot 2 (the firmware starts efiresume; $([ $expect_tpm = yes ] && echo 'the TPM unseals' || echo 'the TPM refuses: the passphrase')):"
 D13V_ANSWERS=("$prompt_re"$'\t'"$D13V_PASS" "$unlock_re"$'\t'"$D13V_PASS")
 [ $tscen = pcr7-pin ] && D13V_ANSWERS+=("$pin_re"$'\t'"$wrongpin"$'\t'"$pin")
-swtpm_boot "$tpm" d13v_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type || true
+swtpm_boot "$tpm" d13v_boot "$d" boot2 "$DEB_TIMEOUT" "$d/boot2.sh" d13v_type "${rngdev[@]}" || true
 { grep -aE "${ER_RE}.*(luks-|TPM|tpm|PIN)" "$d/boot2.log.txt" || true; } | sed 's/^/  | /' | head -20
 if [ $expect_tpm = yes ]; then
 	if [ $tscen = pcr7-pin ]; then
@@ -303,7 +308,7 @@ esac
 if [ $tscen = pcr7 ]; then
 	echo "boot 3 (a normal boot: the initramfs asks; the TPM token unlocks on a fresh boot):"
 	D13V_ANSWERS=("$prompt_re"$'\t'"ESC" "$unlock_re"$'\t'"$D13V_PASS")
-	swtpm_boot "$tpm" d13v_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh" d13v_type || true
+	swtpm_boot "$tpm" d13v_boot "$d" boot3 "$DEB_TIMEOUT" "$d/boot3.sh" d13v_type "${rngdev[@]}" || true
 	qemu_ok
 	expect "$d/boot3.log" 'EFIRESUME-TEST: agent: booted' "a fresh boot" || ok=1
 	expect_not "$d/boot3.log" "${ER_RE}.*(passphrase for|PIN for|resuming in|found a hibernated|unlocked with|unlocked \\()" "efiresume asked nothing, unlocked nothing (nothing to resume)" || ok=1

@@ -25,7 +25,7 @@
 #   The result, $CACHE/debian1N-vol/<key>-<layout>/{disk.raw,vars.fd,facts,.done}, is
 #   keyed by a hash of all of its inputs; a test only copies it (deb_new).
 #   d13v_fixture LAYOUT     builds or reuses it; sets DEB_DIR (deb_new/deb_boot work)
-#   d13v_boot DIR NAME TIMEOUT SCRIPT TYPIST: deb_boot with the serial console on a pipe
+#   d13v_boot DIR NAME TIMEOUT SCRIPT TYPIST [QEMU-ARG...]: deb_boot with the serial console on a pipe
 #                           pair; TYPIST (a command, "" for none) runs as `TYPIST LOG`
 #                           and what it prints is typed into the console
 # (mmdebstrap's hooks of a Debian 12 tree run "bash debian13-vol.sh --debian12 --hook ...")
@@ -302,14 +302,17 @@ _d13v_qemu() {
 	clean_log "$log" > "$log.txt"
 }
 
-# d13v_boot DIR NAME TIMEOUT SCRIPT TYPIST: deb_boot (DIR's disk.raw and vars.fd) with the
-# serial console typed into by TYPIST
+# d13v_boot DIR NAME TIMEOUT SCRIPT TYPIST [QEMU-ARG...]: deb_boot (DIR's disk.raw and
+# vars.fd) with the serial console typed into by TYPIST; the QEMU-ARGs after the disk (a
+# device added there must name its PCI address, or the disk's, which the Boot#### entries
+# made by the installer boot name, moves)
 d13v_boot() {
 	local dir=$1 name=$2 tmo=$3 script=$4 typist=$5
+	shift 5
 	cp "$script" "$dir/fwcfg/script"
 	say "boot $name"
 	DEB_BOOT_TIMEOUT=$tmo _d13v_qemu "$dir/vars.fd" "$dir/$name.log" "$dir/fwcfg" "$typist" \
-		-drive file="$dir/disk.raw",format=raw,if=virtio,cache=unsafe
+		-drive file="$dir/disk.raw",format=raw,if=virtio,cache=unsafe "$@"
 	echo "  $name: QEMU status $DEB_RC after $DEB_SECS s"
 	echo "$name=$DEB_SECS" >> "$dir/times"
 }
