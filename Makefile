@@ -217,6 +217,13 @@ test: deps
 unit: all
 	tests/run-all.sh unit
 
+# the kernel tier (tests/e2e/cases-kernel): builds the test kernel when it is not cached (make
+# test runs the tier only once it is), then runs it
+test-kernel: deps
+	$(MAKE) -j$$(nproc) all
+	$(MAKE) deb
+	tests/run-all.sh kernel
+
 # the slow tier (tests/e2e/cases-slow): builds what it needs (the test kernel), then runs it
 test-slow: deps
 	$(MAKE) -j$$(nproc) all
@@ -245,7 +252,7 @@ soak: deps
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all host deps test test-slow test-seeds unit demo bench soak fuzz fuzz-build clean
+.PHONY: all host deps test test-kernel test-slow test-seeds unit demo bench soak fuzz fuzz-build clean
 .SECONDARY:
 
 # the Debian package: build/efiresume_<version>_amd64.deb (packaging/build-deb.sh)

@@ -111,5 +111,15 @@ expect "$w: summary" '^6 passed, 1 failed$'
 run "$t/kcached" 0 0 slow
 expect "slow group: its cases run" '^FAIL  e2e/slow-z .*status 7\)'
 
+# the default groups with the kernel not cached: no build, the kernel tier left out and said
+# (a run from an empty cache must fit in 30 min on 2 cores; make test-kernel builds it)
+run "$t/kdir" 0 0
+w="default groups, kernel not cached"
+expect "$w: says so" '^kernel tier \(tests/e2e/cases-kernel\) not run: the test kernel is not built; make test-kernel builds it'
+[ ! -e "$t/kdir/.lock" ] && ok "$w: no kernel build started" || bad "$w: a kernel build started"
+grep -q 'e2e/quick-a' "$t/out" && bad "$w: the kernel's cases not run" || ok "$w: the kernel's cases not run"
+expect "$w: the e2e tier runs" '^PASS  e2e/fast-x .*'
+expect "$w: summary" '^1 passed, 0 failed$'
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
