@@ -60,7 +60,11 @@ swtpm_boot() {
 #                         firmware would otherwise send), its state in DIR (created), its log
 #                         DIR.log; waits (up to 5 s) until it listens. Sets SWTPM_TCP_PORT and
 #                         SWTPM_TCP_PID; returns 1 when no port is free or it does not start
-#                         (DIR.log says why). The caller stops it (kill SWTPM_TCP_PID).
+#                         (DIR.log says why; a swtpm that started but does not listen is stopped,
+#                         SWTPM_TCP_PID empty). The caller stops it (kill SWTPM_TCP_PID).
+#   swtpm_tcp_up DIR WHAT for the host tests that count "ok:"/"FAIL:" lines (the caller defines
+#                         ok, fail and finish): swtpm_tcp_start DIR, then ok "WHAT listens on
+#                         127.0.0.1:PORT", or fail "WHAT did not start: (DIR.log)" and finish.
 swtpm_tcp_start() {
 	local dir=$1 p try i
 	SWTPM_TCP_PORT= SWTPM_TCP_PID=
@@ -79,5 +83,15 @@ swtpm_tcp_start() {
 		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && return 0
 		sleep 0.1
 	done
+	{ kill "$SWTPM_TCP_PID" && wait "$SWTPM_TCP_PID"; } 2>/dev/null || true
+	SWTPM_TCP_PID=
 	return 1
+}
+
+swtpm_tcp_up() {
+	if swtpm_tcp_start "$1"; then
+		ok "$2 listens on 127.0.0.1:$SWTPM_TCP_PORT"
+	else
+		fail "$2 did not start: $(cat "$1.log")"; finish
+	fi
 }
