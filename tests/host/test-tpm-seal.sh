@@ -37,13 +37,8 @@ cleanup() {
 trap cleanup EXIT
 
 . "$TOP/tests/lib/swtpm.sh"
-if swtpm_tcp_start "$W/state"; then
-	swtpm_pid=$SWTPM_TCP_PID port=$SWTPM_TCP_PORT
-	ok "swtpm listens on 127.0.0.1:$port"
-else
-	swtpm_pid=$SWTPM_TCP_PID
-	fail "swtpm did not start: $(cat "$W/state.log")"; finish
-fi
+swtpm_tcp_up "$W/state" swtpm
+swtpm_pid=$SWTPM_TCP_PID port=$SWTPM_TCP_PORT
 export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port" ER_SWTPM_PORT=$port
 cd "$W"
 prov() {   # what, command...

@@ -37,13 +37,8 @@ cleanup() {
 trap cleanup EXIT
 
 . "$TOP/tests/lib/swtpm.sh"
-if swtpm_tcp_start "$W/state"; then
-	swtpm_pid=$SWTPM_TCP_PID port=$SWTPM_TCP_PORT
-	ok "swtpm listens on 127.0.0.1:$port"
-else
-	swtpm_pid=$SWTPM_TCP_PID
-	fail "swtpm did not start: $(cat "$W/state.log")"; finish
-fi
+swtpm_tcp_up "$W/state" swtpm
+swtpm_pid=$SWTPM_TCP_PID port=$SWTPM_TCP_PORT
 
 export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port"
 prov() {   # what, command...
@@ -90,10 +85,8 @@ for t in cryptsetup systemd-cryptenroll python3; do
 	command -v $t >/dev/null || { fail "no $t"; finish; }
 done
 [ -x "$UBIN" ] || { fail "no $UBIN (make build/unit/test_tpm_unseal_swtpm)"; finish; }
-if swtpm_tcp_start "$W/a"; then pid_a=$SWTPM_TCP_PID pa=$SWTPM_TCP_PORT; ok "swtpm A on $pa"; else
-	pid_a=$SWTPM_TCP_PID; fail "swtpm A did not start: $(cat "$W/a.log")"; finish; fi
-if swtpm_tcp_start "$W/b"; then pid_b=$SWTPM_TCP_PID pb=$SWTPM_TCP_PORT; ok "swtpm B on $pb"; else
-	pid_b=$SWTPM_TCP_PID; fail "swtpm B did not start: $(cat "$W/b.log")"; finish; fi
+swtpm_tcp_up "$W/a" "swtpm A"; pid_a=$SWTPM_TCP_PID pa=$SWTPM_TCP_PORT
+swtpm_tcp_up "$W/b" "swtpm B"; pid_b=$SWTPM_TCP_PID pb=$SWTPM_TCP_PORT
 export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$pa"
 TCTI=$TPM2TOOLS_TCTI
 flushall() { tpm2_flushcontext -l >/dev/null 2>&1; tpm2_flushcontext -t >/dev/null 2>&1; tpm2_flushcontext -s >/dev/null 2>&1; }

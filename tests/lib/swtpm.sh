@@ -55,29 +55,53 @@ swtpm_boot() {
 
 # For the host tests that talk to a TPM directly (tpm2-tools, systemd-cryptenroll, our own
 # drivers over TCTI "swtpm:host=127.0.0.1,port=PORT"), with no firmware in between:
-#   swtpm_tcp_start DIR   a swtpm on a free pair of 127.0.0.1 ports (commands on PORT, control
-#                         on PORT+1), powered on and started up (TPM2_Startup(CLEAR), which a
-#                         firmware would otherwise send), its state in DIR (created), its log
-#                         DIR.log; waits (up to 5 s) until it listens. Sets SWTPM_TCP_PORT and
-#                         SWTPM_TCP_PID; returns 1 when no port is free or it does not start
-#                         (DIR.log says why). The caller stops it (kill SWTPM_TCP_PID).
+#   swtpm_tcp_start DIR [PORT]   a swtpm on a free pair of 127.0.0.1 ports, or on PORT and
+#                         PORT+1 when given (commands on PORT, control on PORT+1), powered on
+#                         and started up (TPM2_Startup(CLEAR), which a firmware would otherwise
+#                         send), its state in DIR (created), its log DIR.log; waits (up to 5 s)
+#                         until it listens. Sets SWTPM_TCP_PORT and SWTPM_TCP_PID; returns 1
+#                         when no pair is free (with PORT: PORT or PORT+1 is taken) or it does
+#                         not start (DIR.log says why; a swtpm that started but does not listen
+#                         is stopped, SWTPM_TCP_PID empty). The caller stops it (kill SWTPM_TCP_PID).
+#   swtpm_tcp_up DIR WHAT for the host tests that count "ok:"/"FAIL:" lines (the caller defines
+#                         ok, fail and finish): swtpm_tcp_start DIR, then ok "WHAT listens on
+#                         127.0.0.1:PORT", or fail "WHAT did not start: (DIR.log)" and finish.
+#   swtpm_tcp_tools DIR [PORT]   for a script's own throw-away TPM (tpm2-tools, systemd-cryptenroll):
+#                         swtpm_tcp_start DIR [PORT] and TPM2TOOLS_TCTI exported
+#                         (swtpm:host=127.0.0.1,port=PORT); else DIR.log on stderr, returns 1.
 swtpm_tcp_start() {
-	local dir=$1 p try i
+	local dir=$1 want=${2:-} p try i
 	SWTPM_TCP_PORT= SWTPM_TCP_PID=
 	for try in $(seq 1 40); do
-		p=$((20000 + RANDOM % 20000))
-		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p + 1))) 2>/dev/null; then
+		p=${want:-$((20000 + RANDOM % 20000))}
+		if ! (exec 3<>/dev/tcp/127.0.0.1/"$p") 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p + 1))) 2>/dev/null; then
 			SWTPM_TCP_PORT=$p; break
 		fi
+		[ -z "$want" ] || break
 	done
-	[ -n "$SWTPM_TCP_PORT" ] || { echo "no free pair of ports" > "$dir.log"; return 1; }
+	[ -n "$SWTPM_TCP_PORT" ] || { echo "no free pair of ports${want:+ ($want, $((want + 1)))}" > "$dir.log"; return 1; }
 	mkdir -p "$dir"
-	swtpm socket --tpm2 --server type=tcp,port=$p,bindaddr=127.0.0.1 --ctrl type=tcp,port=$((p + 1)),bindaddr=127.0.0.1 \
+	swtpm socket --tpm2 --server type=tcp,port="$p",bindaddr=127.0.0.1 --ctrl type=tcp,port=$((p + 1)),bindaddr=127.0.0.1 \
 		--flags not-need-init,startup-clear --tpmstate dir="$dir" >"$dir.log" 2>&1 </dev/null &
 	SWTPM_TCP_PID=$!
 	for i in $(seq 1 50); do
-		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && return 0
+		(exec 3<>/dev/tcp/127.0.0.1/"$p") 2>/dev/null && return 0
 		sleep 0.1
 	done
+	{ kill "$SWTPM_TCP_PID" && wait "$SWTPM_TCP_PID"; } 2>/dev/null || true
+	SWTPM_TCP_PID=
 	return 1
+}
+
+swtpm_tcp_up() {
+	if swtpm_tcp_start "$1"; then
+		ok "$2 listens on 127.0.0.1:$SWTPM_TCP_PORT"
+	else
+		fail "$2 did not start: $(cat "$1.log")"; finish
+	fi
+}
+
+swtpm_tcp_tools() {
+	swtpm_tcp_start "$@" || { echo "swtpm did not start: $(cat "$1.log")" >&2; return 1; }
+	export TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=$SWTPM_TCP_PORT
 }

@@ -30,6 +30,7 @@
 #include "image/freestanding.h"
 
 #include "unhex.h"
+#include "tpmu_common.h"
 
 #define MAXC 32
 
@@ -117,6 +118,7 @@ static void free_script(struct script *s)
 enum fault { F_NONE, F_RC, F_TRANSPORT, F_TRUNCATE, F_RETRY, F_RETRY_FOREVER, F_FLIP };
 
 struct replay {
+	struct tpmu_det det;            /* first: the ctx of tpmu_det_random */
 	const struct script *s;
 	unsigned at;
 	int fault_at;
@@ -129,8 +131,6 @@ struct replay {
 	bool flush_unknown;
 	uint8_t last[4096];
 	size_t last_len;
-	uint8_t seed[32];
-	uint64_t ctr;
 };
 
 static uint32_t be32(const uint8_t *p)
@@ -234,24 +234,6 @@ static bool replay_submit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rs
 	return true;
 }
 
-static bool det_random(void *ctx, uint8_t *buf, size_t n)
-{
-	struct replay *r = ctx;
-	while (n) {
-		uint8_t in[40], out[32];
-		memcpy(in, r->seed, 32);
-		for (int i = 0; i < 8; i++)
-			in[32 + i] = (uint8_t)(r->ctr >> (8 * i));
-		r->ctr++;
-		er_hash(ER_HASH_SHA256, in, sizeof(in), out);
-		size_t k = n < 32 ? n : 32;
-		memcpy(buf, out, k);
-		buf += k;
-		n -= k;
-	}
-	return true;
-}
-
 static void replay_init(struct replay *r, const struct script *s, struct er_tpm_io *io, int fault_at, enum fault f)
 {
 	memset(r, 0, sizeof(*r));
@@ -259,8 +241,8 @@ static void replay_init(struct replay *r, const struct script *s, struct er_tpm_
 	r->fault_at = fault_at;
 	r->fault = f;
 	r->retry_rc = TPM2_RC_RETRY;
-	er_hash(ER_HASH_SHA256, s->seed, strlen(s->seed), r->seed);
-	*io = (struct er_tpm_io){ r, replay_submit, det_random };
+	tpmu_det_seed(&r->det, s->seed);
+	*io = (struct er_tpm_io){ r, replay_submit, tpmu_det_random };
 }
 
 /* every handle handed out flushed exactly once (and nothing else flushed) */
@@ -289,10 +271,7 @@ static enum er_tpmu_status run_script(const struct script *s, struct replay *r, 
 
 	assert_int_equal(er_json_parse(s->json, strlen(s->json), &j, NULL), 0);
 	assert_int_equal(er_tpm2_token_parse(&j, &tok, &why), 0);
-	assert_true(er_tpmunlock_req(&tok, &q, &srk));
-	if (s->pin[0])
-		assert_true(er_tpm2_pin_auth((const uint8_t *)s->pin, strlen(s->pin), tok.salt_len ? tok.salt : NULL,
-					     tok.salt_len, auth, &al));
+	tpmu_req(&tok, s->pin, &q, &srk, auth, &al);
 	replay_init(r, s, &io, fault_at, f);
 	memset(secret, 0xA5, 128);
 	return er_tpmu_unseal(&u, &io, &q, s->pin[0] ? auth : NULL, al, secret, 128, n, res);
@@ -464,12 +443,11 @@ static void test_flipped_unseal_response(void **state)
 
 /* ---- er_tpmunlock_run over the transcripts */
 struct run_ctx {
+	struct tpmu_log log;           /* first: the ctx of tpmu_run_log */
 	const char *pins[4];
 	long pin_ret;                  /* after the pins: what ask_pin returns */
 	unsigned asked;
 	const struct script *s;
-	char log[8][400];
-	unsigned nlog;
 	bool tried;
 	bool timed;                    /* ops.now_us given: 7 ms a reading; a PIN takes 10 s */
 	uint64_t clock_us;
@@ -478,13 +456,6 @@ static uint64_t run_now(void *ctx)
 {
 	struct run_ctx *c = ctx;
 	return c->clock_us += 7000;
-}
-static void run_log(void *ctx, const char *line)
-{
-	struct run_ctx *c = ctx;
-	printf("# log: %s\n", line);
-	if (c->nlog < 8)
-		snprintf(c->log[c->nlog++], sizeof(c->log[0]), "%s", line);
 }
 static long run_pin(void *ctx, unsigned id, unsigned t, unsigned tries, char *buf, size_t cap)
 {
@@ -519,7 +490,7 @@ static enum er_tpmunlock_result run_json(const char *name, struct run_ctx *c, st
 	static struct er_tpmunlock_scratch sc;
 	static char json[9000];
 	struct er_tpm_io io;
-	struct er_tpmunlock_ops ops = { c, run_log, run_pin, run_try, c->timed ? run_now : NULL };
+	struct er_tpmunlock_ops ops = { c, tpmu_run_log, run_pin, run_try, c->timed ? run_now : NULL };
 	load_script(&s, name);
 	c->s = &s;
 	/* a LUKS2 JSON area around the token, with a token of another type before it */
@@ -532,14 +503,6 @@ static enum er_tpmunlock_result run_json(const char *name, struct run_ctx *c, st
 	return res;
 }
 
-static bool logged(const struct run_ctx *c, const char *what)
-{
-	for (unsigned i = 0; i < c->nlog; i++)
-		if (strstr(c->log[i], what))
-			return true;
-	return false;
-}
-
 static void test_run_paths(void **state)
 {
 	struct replay r;
@@ -550,7 +513,7 @@ static void test_run_paths(void **state)
 		assert_int_equal(run_json("plain", &c, &r, &tid, &slot), ER_TPMUNLOCK_UNLOCKED);
 		assert_int_equal(tid, 3);
 		assert_int_equal(slot, 1);
-		assert_true(logged(&c, "luks-u-u-i-d: unlocked with the TPM (systemd-tpm2 token 3), keyslot 1"));
+		assert_true(tpmu_logged(&c.log, "luks-u-u-i-d: unlocked with the TPM (systemd-tpm2 token 3), keyslot 1"));
 		free_script((struct script *)c.s);
 	}
 	{
@@ -565,8 +528,8 @@ static void test_run_paths(void **state)
 		 * prompt, and the keyslot's; 7 ms between two readings */
 		struct run_ctx c = { .pins = { "1234" }, .timed = true };
 		assert_int_equal(run_json("pin", &c, &r, &tid, &slot), ER_TPMUNLOCK_UNLOCKED);
-		assert_true(logged(&c, "luks-u-u-i-d: unlocked with the TPM (systemd-tpm2 token 4), keyslot 2 (21 ms: the "
-				   "TPM 14 ms, the keyslot 7 ms)"));
+		assert_true(tpmu_logged(&c.log, "luks-u-u-i-d: unlocked with the TPM (systemd-tpm2 token 4), keyslot 2 "
+					"(21 ms: the TPM 14 ms, the keyslot 7 ms)"));
 		free_script((struct script *)c.s);
 	}
 	{
@@ -574,7 +537,7 @@ static void test_run_paths(void **state)
 		struct run_ctx c = { .pins = { "1235" }, .pin_ret = -1 };
 		assert_int_equal(run_json("wrongpin", &c, &r, &tid, &slot), ER_TPMUNLOCK_REFUSED);
 		assert_int_equal(c.asked, 1);
-		assert_true(logged(&c, "luks-u-u-i-d: systemd-tpm2 token 4: wrong PIN (try 1 of 3;"));
+		assert_true(tpmu_logged(&c.log, "luks-u-u-i-d: systemd-tpm2 token 4: wrong PIN (try 1 of 3;"));
 		assert_int_equal(r.at, r.s->n);
 		free_script((struct script *)c.s);
 	}
@@ -588,21 +551,22 @@ static void test_run_paths(void **state)
 		struct run_ctx c = { .pins = { "1234" } };
 		assert_int_equal(run_json("lockout", &c, &r, &tid, &slot), ER_TPMUNLOCK_REFUSED);
 		assert_int_equal(c.asked, 0);
-		assert_true(logged(&c, "systemd-tpm2 token 4: the TPM is in dictionary-attack lockout"));
+		assert_true(tpmu_logged(&c.log, "systemd-tpm2 token 4: the TPM is in dictionary-attack lockout"));
 		free_script((struct script *)c.s);
 	}
 	{
 		struct run_ctx c = { .pins = { "1234" } };
 		assert_int_equal(run_json("policy1", &c, &r, &tid, &slot), ER_TPMUNLOCK_REFUSED);
 		assert_int_equal(c.asked, 0);          /* the PCRs told before the PIN */
-		assert_true(logged(&c, "systemd-tpm2 token 4: not unsealed: PCRs changed: PCR 7 (sha256)"));
+		assert_true(tpmu_logged(&c.log, "systemd-tpm2 token 4: not unsealed: PCRs changed: PCR 7 (sha256)"));
 		assert_false(c.tried);
 		free_script((struct script *)c.s);
 	}
 	{
 		struct run_ctx c = { 0 };
 		assert_int_equal(run_json("foreign", &c, &r, &tid, &slot), ER_TPMUNLOCK_REFUSED);
-		assert_true(logged(&c, "systemd-tpm2 token 3: not unsealed: the sealed object does not belong to this TPM"));
+		assert_true(tpmu_logged(&c.log, "systemd-tpm2 token 3: not unsealed: the sealed object does not belong to "
+					"this TPM"));
 		free_script((struct script *)c.s);
 	}
 }
@@ -622,14 +586,14 @@ static void test_run_key_refused(void **state)
 	struct replay r;
 	struct er_tpm_io io;
 	struct run_ctx c = { 0 };
-	struct er_tpmunlock_ops ops = { &c, run_log, run_pin, never, NULL };
+	struct er_tpmunlock_ops ops = { &c, tpmu_run_log, run_pin, never, NULL };
 	unsigned tid, slot;
 	(void)state;
 	load_script(&s, "plain");
 	snprintf(json, sizeof(json), "{\"tokens\":{\"0\":%s}}", s.json);
 	replay_init(&r, &s, &io, -1, F_NONE);
 	assert_int_equal(er_tpmunlock_run("x", json, strlen(json), &io, &ops, &sc, &tid, &slot), ER_TPMUNLOCK_REFUSED);
-	assert_true(logged(&c, "luks-x: systemd-tpm2 token 0: unsealed, but the key does not open keyslot 1"));
+	assert_true(tpmu_logged(&c.log, "luks-x: systemd-tpm2 token 0: unsealed, but the key does not open keyslot 1"));
 	free_script(&s);
 }
 
@@ -653,7 +617,7 @@ static void test_token_ids(void **state)
 	/* a malformed systemd-tpm2 token is said and skipped, nothing sent */
 	static struct er_tpmunlock_scratch sc;
 	struct run_ctx c = { 0 };
-	struct er_tpmunlock_ops ops = { &c, run_log, run_pin, never, NULL };
+	struct er_tpmunlock_ops ops = { &c, tpmu_run_log, run_pin, never, NULL };
 	struct replay r;
 	struct script s = { .name = "none", .n = 0 };
 	struct er_tpm_io io;
@@ -661,7 +625,7 @@ static void test_token_ids(void **state)
 	replay_init(&r, &s, &io, -1, F_NONE);
 	const char *bad = "{\"tokens\":{\"0\":{\"type\":\"systemd-tpm2\",\"keyslots\":[\"1\"]}}}";
 	assert_int_equal(er_tpmunlock_run("x", bad, strlen(bad), &io, &ops, &sc, &tid, &slot), ER_TPMUNLOCK_REFUSED);
-	assert_true(logged(&c, "luks-x: systemd-tpm2 token 0: malformed: "));
+	assert_true(tpmu_logged(&c.log, "luks-x: systemd-tpm2 token 0: malformed: "));
 	assert_int_equal(r.sends, 0);
 	assert_int_equal(er_tpmunlock_run("x", "{}", 2, &io, &ops, &sc, &tid, &slot), ER_TPMUNLOCK_NONE);
 }

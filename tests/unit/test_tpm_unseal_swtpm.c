@@ -41,6 +41,7 @@
 #include "crypto/sha.h"
 #include "image/freestanding.h"
 #include "tests/host/swtpm_wire.h"
+#include "tpmu_common.h"
 
 static int port_a, port_b;
 static const char *dir;
@@ -49,11 +50,10 @@ static size_t meta_len;
 
 /* ---- the transport: swtpm's socket, with a transcript and command counts */
 struct sock_io {
+	struct tpmu_det det;       /* first: the ctx of tpmu_det_random */
 	int port;
 	FILE *rec;                 /* transcript, or NULL */
 	unsigned n, unseals;       /* commands, Unseal commands */
-	uint8_t seed[32];
-	uint64_t ctr;
 };
 
 static void hexline(FILE *f, char tag, const uint8_t *p, size_t n)
@@ -84,31 +84,12 @@ static bool sock_submit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp,
 	return true;
 }
 
-/* deterministic randomness: SHA-256(seed || counter), so that a transcript replays */
-static bool det_random(void *ctx, uint8_t *buf, size_t n)
-{
-	struct sock_io *io = ctx;
-	while (n) {
-		uint8_t in[40], out[32];
-		memcpy(in, io->seed, 32);
-		for (int i = 0; i < 8; i++)
-			in[32 + i] = (uint8_t)(io->ctr >> (8 * i));
-		io->ctr++;
-		er_hash(ER_HASH_SHA256, in, sizeof(in), out);
-		size_t k = n < 32 ? n : 32;
-		memcpy(buf, out, k);
-		buf += k;
-		n -= k;
-	}
-	return true;
-}
-
 static void io_init(struct sock_io *s, struct er_tpm_io *io, int port, const char *scenario)
 {
 	memset(s, 0, sizeof(*s));
 	s->port = port;
-	er_hash(ER_HASH_SHA256, scenario, strlen(scenario), s->seed);
-	*io = (struct er_tpm_io){ s, sock_submit, det_random };
+	tpmu_det_seed(&s->det, scenario);      /* deterministic: the transcript replays */
+	*io = (struct er_tpm_io){ s, sock_submit, tpmu_det_random };
 }
 
 /* starts a transcript: its header says what the replay needs */
@@ -225,10 +206,7 @@ static enum er_tpmu_status unseal(int port, unsigned id, const char *pin, const 
 	size_t al = 0;
 
 	token(id, &t);
-	assert_true(er_tpmunlock_req(&t, &q, &srk));
-	if (pin)
-		assert_true(er_tpm2_pin_auth((const uint8_t *)pin, strlen(pin), t.salt_len ? t.salt : NULL, t.salt_len, auth,
-					     &al));
+	tpmu_req(&t, pin, &q, &srk, auth, &al);
 	io_init(s, &io, port, scenario);
 	record(s, scenario, id, pin, want);
 	enum er_tpmu_status st = er_tpmu_unseal(&u, &io, &q, pin ? auth : NULL, al, secret, 128, n, res);
@@ -306,19 +284,11 @@ static void test_srk_token_opens(void **state)
 
 /* ---- the whole run, with the callbacks loader/unlock.c gives */
 struct run_ctx {
+	struct tpmu_log log;       /* first: the ctx of tpmu_run_log */
 	struct disk d;
 	const char *pins[4];
 	unsigned asked;
-	char log[16][400];
-	unsigned nlog;
 };
-static void run_log(void *ctx, const char *line)
-{
-	struct run_ctx *r = ctx;
-	printf("# log: %s\n", line);
-	if (r->nlog < 16)
-		snprintf(r->log[r->nlog++], sizeof(r->log[0]), "%s", line);
-}
 static long run_pin(void *ctx, unsigned id, unsigned t, unsigned tries, char *buf, size_t cap)
 {
 	struct run_ctx *r = ctx;
@@ -339,20 +309,12 @@ static enum er_tpmunlock_result run(int port, struct run_ctx *r, const char *jso
 {
 	static struct er_tpmunlock_scratch sc;
 	struct er_tpm_io io;
-	struct er_tpmunlock_ops ops = { r, run_log, run_pin, run_try, NULL };
+	struct er_tpmunlock_ops ops = { r, tpmu_run_log, run_pin, run_try, NULL };
 	io_init(s, &io, port, "run");
 	disk_open(&r->d);
 	enum er_tpmunlock_result res = er_tpmunlock_run("test", json, len, &io, &ops, &sc, tok, slot);
 	close(r->d.fd);
 	return res;
-}
-
-static bool logged(const struct run_ctx *r, const char *what)
-{
-	for (unsigned i = 0; i < r->nlog; i++)
-		if (strstr(r->log[i], what))
-			return true;
-	return false;
 }
 
 static void test_run_unlocks(void **state)
@@ -364,7 +326,7 @@ static void test_run_unlocks(void **state)
 	assert_int_equal(run(port_a, &r, meta, meta_len, &tok, &slot, &s), ER_TPMUNLOCK_UNLOCKED);
 	assert_int_equal(tok, 0);
 	assert_int_equal(slot, 1);
-	assert_true(logged(&r, "luks-test: unlocked with the TPM (systemd-tpm2 token 0), keyslot 1"));
+	assert_true(tpmu_logged(&r.log, "luks-test: unlocked with the TPM (systemd-tpm2 token 0), keyslot 1"));
 	assert_int_equal(r.asked, 0);
 }
 
@@ -400,8 +362,8 @@ static void test_run_pin_tries(void **state)
 	assert_int_equal(tok, 1);
 	assert_int_equal(slot, 2);
 	assert_int_equal(r.asked, 2);
-	assert_true(logged(&r, "systemd-tpm2 token 1: wrong PIN (try 1 of 3"));
-	assert_true(logged(&r, "unlocked with the TPM (systemd-tpm2 token 1), keyslot 2"));
+	assert_true(tpmu_logged(&r.log, "systemd-tpm2 token 1: wrong PIN (try 1 of 3"));
+	assert_true(tpmu_logged(&r.log, "unlocked with the TPM (systemd-tpm2 token 1), keyslot 2"));
 }
 
 static void test_wrong_pin(void **state)
@@ -455,7 +417,7 @@ static void test_other_tpm(void **state)
 	struct run_ctx r = { .pins = { "1234" } };
 	unsigned tok, slot;
 	assert_int_equal(run(port_b, &r, meta, meta_len, &tok, &slot, &s), ER_TPMUNLOCK_REFUSED);
-	assert_int_equal(r.nlog, 3);
+	assert_int_equal(r.log.n, 3);
 	assert_int_equal(r.asked, 0);
 }
 
@@ -483,7 +445,7 @@ static void test_lockout(void **state)
 	char *j = only_token(1);
 	assert_int_equal(run(port_a, &r, j, meta_len, &tok, &slot, &s), ER_TPMUNLOCK_REFUSED);
 	assert_int_equal(r.asked, 0);
-	assert_true(logged(&r, "systemd-tpm2 token 1: the TPM is in dictionary-attack lockout"));
+	assert_true(tpmu_logged(&r.log, "systemd-tpm2 token 1: the TPM is in dictionary-attack lockout"));
 	assert_int_equal(unseal(port_a, 0, NULL, "plain-in-lockout", "lockout", secret, &n, &res, &s), ER_TPMU_LOCKOUT);
 	/* the SRK of 257's template has noDA: token 2 (no PIN) still unseals */
 	assert_int_equal(unseal(port_a, 2, NULL, "srk-in-lockout", "ok", secret, &n, &res, &s), ER_TPMU_OK);
@@ -511,7 +473,7 @@ static void test_pcr_changed(void **state)
 	unsigned tok, slot;
 	assert_int_equal(run(port_a, &r, meta, meta_len, &tok, &slot, &s), ER_TPMUNLOCK_REFUSED);
 	assert_int_equal(r.asked, 0);        /* the PIN token said so before asking */
-	assert_true(logged(&r, "systemd-tpm2 token 1: not unsealed: PCRs changed"));
+	assert_true(tpmu_logged(&r.log, "systemd-tpm2 token 1: not unsealed: PCRs changed"));
 	assert_int_equal(s.unseals, 0);
 }
 

@@ -18,15 +18,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 chain=${1:?CHAIN}
 log=$here/$chain.bin
 [ -r "$log" ] || { echo "no $log" >&2; exit 1; }
-port=${TPM_ENROL_PORT:-24431}
+. "$here/../../../lib/swtpm.sh"
 w=$(mktemp -d)
-trap 'kill "$(cat "$w/swtpm.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$w"' EXIT
-mkdir "$w/state"
-swtpm socket --tpm2 --server type=tcp,port=$port,bindaddr=127.0.0.1 \
-	--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 --tpmstate dir="$w/state" \
-	--flags not-need-init,startup-clear --daemon --pid file="$w/swtpm.pid"
-sleep 1
-export TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=$port
+trap 'kill "${SWTPM_TCP_PID:-}" 2>/dev/null || true; rm -rf "$w"' EXIT
+swtpm_tcp_tools "$w/state" "${TPM_ENROL_PORT:-24431}"
 flush() { tpm2_flushcontext -l >/dev/null 2>&1 || true; tpm2_flushcontext -t >/dev/null 2>&1 || true; }
 tpm2_eventlog "$log" > "$w/log.yaml"
 # "efiresume" lines: the PCR 7 sha256 digests before efiresume starts; "rest": the others

@@ -11,15 +11,10 @@
 set -euo pipefail
 here=${TPM2_ORACLE_OUT:-$(cd "$(dirname "$0")" && pwd)}
 mode=${1:-policy}
-port=${TPM2_ORACLE_PORT:-23431}
+. "$(dirname "$0")/../../../lib/swtpm.sh"
 w=$(mktemp -d)
-trap 'kill "$(cat "$w/swtpm.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$w"' EXIT
-mkdir "$w/state"
-swtpm socket --tpm2 --server type=tcp,port=$port,bindaddr=127.0.0.1 \
-	--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 --tpmstate dir="$w/state" \
-	--flags not-need-init,startup-clear --daemon --pid file="$w/swtpm.pid"
-sleep 1
-export TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=$port
+trap 'kill "${SWTPM_TCP_PID:-}" 2>/dev/null || true; rm -rf "$w"' EXIT
+swtpm_tcp_tools "$w/state" "${TPM2_ORACLE_PORT:-23431}"
 dev=$TPM2TOOLS_TCTI
 # systemd 252 leaves its sessions loaded (no resource manager in between): flush them
 flush() { tpm2_flushcontext -l >/dev/null; tpm2_flushcontext -t >/dev/null; }
