@@ -231,8 +231,8 @@ p7=$(deb_val "$d" boot1 pcr7-boot1)
 [[ $p7 =~ ^[0-9A-Fa-f]{64}$ ]] && pass "PCR 7 in the guest: $p7" || fail "PCR 7 '$p7'"
 val_is boot1 enrol-status 0 "systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=7$([ $tscen = pcr7-pin ] && echo ' --tpm2-with-pin=yes')"
 sed -n 's/.*EFIRESUME-TEST: enrol: \(.*\)/  | \1/p' "$d/boot1.log.txt"
-expect "$d/boot1.log" 'EFIRESUME-TEST: luksdump: ?1: luks2' "a second keyslot (1)" || ok=1
-expect "$d/boot1.log" 'EFIRESUME-TEST: luksdump: ?0: systemd-tpm2' "token 0: systemd-tpm2 (luksDump)" || ok=1
+expect "$d/boot1.log" 'EFIRESUME-TEST: luksdump: +1: luks2' "a second keyslot (1)" || ok=1
+expect "$d/boot1.log" 'EFIRESUME-TEST: luksdump: +0: systemd-tpm2' "token 0: systemd-tpm2 (luksDump)" || ok=1
 t0=$(deb_val "$d" boot1 token0)
 echo "  token 0: ${t0:0:160}..."
 [[ $t0 == *'"type":"systemd-tpm2"'* && $t0 == *'"keyslots":["1"]'* && $t0 == *'"tpm2-pcrs":[7]'* ]] &&
