@@ -329,9 +329,10 @@ static bool core(const struct er_argon2_params *p, const uint8_t *secret, size_t
 		}
 	}
 
-	/* with a stop hook, the segments in pieces of about ER_ARGON2_POLL_BLOCKS blocks in all */
+	/* with a stop hook, the segments in pieces of about ER_ARGON2_POLL_BLOCKS blocks in all
+	 * (whole segments when a run of the lanes is costly) */
 	uint32_t piece = in.segment_length;
-	if (stop->fn) {
+	if (stop->fn && !(lanes && lanes->run && lanes->costly)) {
 		piece = ER_ARGON2_POLL_BLOCKS / in.lanes / QWORDS * QWORDS;
 		if (piece < QWORDS)
 			piece = QWORDS;

@@ -31,8 +31,12 @@ struct er_argon2_params {
 typedef void (*er_lane_fn)(void *arg, uint32_t lane);
 
 /* Runs fn(arg, i) for i in [0, n) (in any order, possibly at once on other CPUs) and returns
- * when every call has returned. NULL engine or NULL run = one after the other on this CPU. */
-struct er_lanes { void *ctx; void (*run)(void *ctx, er_lane_fn fn, void *arg, uint32_t n); };
+ * when every call has returned. NULL engine or NULL run = one after the other on this CPU.
+ * costly: each run starts and joins other CPUs through the firmware, which reports a CPU
+ * back only on its own timer (edk2's MP services: every 100 ms), so a run costs up to that
+ * much on top of the work: er_argon2_poll then hands the lanes whole segments (4 runs a
+ * pass) instead of pieces. */
+struct er_lanes { void *ctx; void (*run)(void *ctx, er_lane_fn fn, void *arg, uint32_t n); bool costly; };
 
 /* Limits checked by er_argon2 (RFC 9106 section 3.1, as libargon2 checks them). */
 #define ER_ARGON2_BLOCK_SIZE    1024u
@@ -61,7 +65,9 @@ bool er_argon2(const struct er_argon2_params *p, void *mem, uint64_t memlen, con
  * slice. With a stop hook the segments are handed to lanes in pieces of
  * max(128, ER_ARGON2_POLL_BLOCKS / lanes) blocks (rounded down to a multiple of 128): one
  * lanes->run per piece, the lanes' blocks depend only on earlier pieces, so the result is
- * the same. When stop returns true: mem and every intermediate secret are wiped, out is
+ * the same; with a costly engine (lanes->costly) in whole segments, stop polled between
+ * slices (1 GiB, 4 passes, 2 lanes: 16 runs, not 512: at up to 100 ms a run for the
+ * firmware to report the other CPU back, 512 runs took 41 s more under QEMU). When stop returns true: mem and every intermediate secret are wiped, out is
  * wiped, *stopped is set and the result is false. Without a hook: exactly er_argon2. */
 bool er_argon2_poll(const struct er_argon2_params *p, void *mem, uint64_t memlen,
 		    const struct er_lanes *lanes, bool (*stop)(void *ctx), void *ctx, bool *stopped,

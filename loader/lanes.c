@@ -127,6 +127,11 @@ void er_lanes_run(void *ctx, er_lane_fn fn, void *arg, uint32_t n)
 			s->broken = true;
 }
 
+bool er_lanes_parallel(const struct er_lane_sched *s)
+{
+	return s && !s->broken && s->helpers && s->ops.start && s->ops.now_us;
+}
+
 bool er_lanes_unconfirmed(const struct er_lane_sched *s)
 {
 	return s->broken;

@@ -69,5 +69,7 @@ void er_lanes_run(void *ctx, er_lane_fn fn, void *arg, uint32_t n);
 /* A helper CPU was never confirmed back: nothing it may touch may be freed or
  * reused, and nothing may be committed. */
 bool er_lanes_unconfirmed(const struct er_lane_sched *s);
+/* true when er_lanes_run would start helper CPUs (each run then costs a start and a join) */
+bool er_lanes_parallel(const struct er_lane_sched *s);
 
 #endif

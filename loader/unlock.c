@@ -160,7 +160,7 @@ static bool tpm_try(void *ctx, uint32_t mask, const char *pass, size_t len, unsi
 	struct tpm_ctx *c = ctx;
 	struct er_luks_err e = { 0 };
 	struct er_luks_mem mem = er_unlock_mem(c->lanes);
-	struct er_lanes engine = { c->lanes, er_lanes_run };
+	struct er_lanes engine = { c->lanes, er_lanes_run, er_lanes_parallel(c->lanes) };
 
 	*c->tried = *c->hdr;
 	c->tried->n_order = 0;
@@ -321,7 +321,7 @@ static bool ask(struct er_lane_sched *lanes, const struct er_blockdev *lower, co
 {
 	struct er_luks_err e = { 0 };
 	struct er_luks_mem mem = er_unlock_mem(lanes);
-	struct er_lanes engine = { lanes, er_lanes_run };
+	struct er_lanes engine = { lanes, er_lanes_run, er_lanes_parallel(lanes) };
 	char *pw = NULL;
 	size_t len = 0;
 	unsigned slot = 0;

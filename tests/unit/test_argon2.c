@@ -425,18 +425,21 @@ static void test_poll(void **state)
 			piece = 128;
 		unsigned want_polls = 1 + 4 * c.t * ((seg + piece - 1) / piece);
 		oracle(&c, lib, 0);
-		for (int eng = 0; eng < 2; eng++) {
+		/* no engine; an engine; a costly one (other CPUs started and joined through the
+		 * firmware at each run): whole segments, one run and one poll per slice */
+		for (int eng = 0; eng < 3; eng++) {
 			struct pt_engine e = { .workers = 3, .want_n = c.lanes, .self = pthread_self() };
-			struct er_lanes pt = { .ctx = &e, .run = pt_run };
+			struct er_lanes pt = { .ctx = &e, .run = pt_run, .costly = eng == 2 };
 			struct poller pl = { 0, ~0u, 0, pthread_self() };
 			bool stopped = true;
+			unsigned want = eng == 2 ? 1 + 4 * c.t : want_polls;
 			assert_true(er_argon2_poll(&p, mem, need, eng ? &pt : NULL, poll_fn, &pl, &stopped, out, 32));
 			assert_false(stopped);
 			assert_memory_equal(out, lib, 32);
-			assert_int_equal(pl.polls, want_polls);
+			assert_int_equal(pl.polls, want);
 			assert_int_equal(pl.off_thread, 0);
 			if (eng)
-				assert_int_equal(e.calls, want_polls - 1);
+				assert_int_equal(e.calls, want - 1);
 		}
 		unsigned at[] = { 0, 1, want_polls / 2, want_polls - 1 };
 		for (unsigned k = 0; k < 4; k++) {
