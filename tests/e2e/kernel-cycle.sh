@@ -630,11 +630,8 @@ tpm)
 	say "control: PCR 7 changed (a certificate added to db while the machine was hibernated)"
 	cp --sparse=always "$DISK" "$d/db.img"
 	v=$(vars_copy db)
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/db.key" -out "$d/db.crt" -days 30 \
-		-subj "/CN=efiresume test db/" > "$d/vfw.log" 2>&1 &&
-	PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$v" -o "$v.new" \
-		--add-db a0baa8a3-041d-48a8-bc87-c36d121b5e3d "$d/db.crt" >> "$d/vfw.log" 2>&1 && mv "$v.new" "$v" &&
-		pass "a certificate added to db (a copy of the store)" || { fail "virt-fw-vars --add-db"; cat "$d/vfw.log"; }
+	vars_add_db "$v" "$d" && pass "a certificate added to db (a copy of the store)" ||
+		{ fail "virt-fw-vars --add-db"; cat "$d/vfw.log"; }
 	cp -a "$d/tpm" "$d/tpm-db"
 	KC_TPM=$d/tpm-db refused_boot db "$d/db.img" "$v" "$NOTSEALED: .*"
 	expect "$d/db.log" "efiresume: warning: $NOTSEALED: .*PCR 7 changed" "PCR 7 changed: K1 not unsealed" || ok=1

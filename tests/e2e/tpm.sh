@@ -250,12 +250,7 @@ case $tscen in
 pcr-changed)
 	# the machine's keys changed while it was hibernated: a certificate appended to db (the
 	# variable store, as the firmware's setup or a db update writes it): PCR 7 measures db
-	vfw=$(kernel_dir python3-virt-firmware backports)/usr/lib/python3/dist-packages
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/db.key" -out "$d/db.crt" -days 30 \
-		-subj "/CN=efiresume test db $tscen/" > "$d/vfw.log" 2>&1 &&
-	PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$d/vars.fd" -o "$d/vars.new" \
-		--add-db a0baa8a3-041d-48a8-bc87-c36d121b5e3d "$d/db.crt" >> "$d/vfw.log" 2>&1 &&
-		mv "$d/vars.new" "$d/vars.fd" && pass "a certificate added to db between the hibernation and the resume" ||
+	vars_add_db "$d/vars.fd" "$d" && pass "a certificate added to db between the hibernation and the resume" ||
 		{ fail "virt-fw-vars --add-db"; cat "$d/vfw.log"; } ;;
 other-tpm)
 	tpm=$d/tpm-other

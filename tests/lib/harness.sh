@@ -227,3 +227,16 @@ scratch() {
 	mkdir -p "$d"
 	echo "$d"
 }
+
+# vars_add_db VARS DIR: a new self-signed certificate (key and PEM in DIR) appended to db in
+# the variable store VARS by virt-fw-vars, as the firmware's setup or a db update would: PCR 7,
+# which measures db, changes; DIR/vfw.log says what failed
+vars_add_db() {
+	local vars=$1 dir=$2 vfw
+	vfw=$(kernel_dir python3-virt-firmware backports)/usr/lib/python3/dist-packages
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/db.key" -out "$dir/db.crt" -days 30 \
+		-subj "/CN=efiresume test db/" > "$dir/vfw.log" 2>&1 &&
+	PYTHONPATH=$vfw python3 -m virt.firmware.vars -i "$vars" -o "$vars.new" \
+		--add-db a0baa8a3-041d-48a8-bc87-c36d121b5e3d "$dir/db.crt" >> "$dir/vfw.log" 2>&1 &&
+		mv "$vars.new" "$vars"
+}
